@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Upcoming language features applied to every target in one place, so no module drifts.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "DataSyncSwift",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "JSONCore", targets: ["JSONCore"]),
+        .library(name: "JSONPatch", targets: ["JSONPatch"]),
+        .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
+        .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+    ],
+    targets: [
+        .target(name: "JSONCore"),
+        .target(name: "JSONPatch", dependencies: ["JSONCore"]),
+        .target(name: "Transport"),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
+        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: upcomingFeatures)
+    target.swiftSettings = settings
+}

@@ -1,0 +1,433 @@
+// This parser is ours rather than Foundation's JSONSerialization: it keeps integers and doubles
+// apart without NSNumber guesswork, reports byte offsets, enforces a nesting limit, and in
+// `datasync-bench` it is faster than JSONSerialization followed by a conversion to JSONValue
+// (see Documentation/Benchmarks.md for the figures).
+
+/// Options for parsing JSON text into ``JSONValue``.
+public struct JSONParsingOptions: Sendable, Hashable {
+    /// The deepest nesting of arrays and objects accepted. Deeper input throws
+    /// ``JSONError/Code-swift.struct/nestingTooDeep`` instead of exhausting the stack.
+    public var maximumDepth: Int
+    /// Whether an object with a repeated key is an error (`true`) or the last value wins (`false`).
+    public var rejectsDuplicateKeys: Bool
+
+    /// Creates options; the defaults accept any document nested at most 512 deep and let the last
+    /// of repeated keys win, as most JSON parsers do.
+    public init(maximumDepth: Int = 512, rejectsDuplicateKeys: Bool = false) {
+        self.maximumDepth = maximumDepth
+        self.rejectsDuplicateKeys = rejectsDuplicateKeys
+    }
+}
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259) from UTF-8 bytes.
+    ///
+    /// White space may surround the document; anything else after it is an error. Any value may
+    /// be the top level, including a bare string or number.
+    ///
+    /// - Throws: ``JSONError`` for invalid UTF-8, truncated or malformed input, numbers out of
+    ///   range, and nesting deeper than `options.maximumDepth`.
+    public init(parsing bytes: some Collection<UInt8>, options: JSONParsingOptions = JSONParsingOptions()) throws {
+        let parsed = try bytes.withContiguousStorageIfAvailable { buffer in
+            try JSONParser.parse(UnsafeRawBufferPointer(buffer), options: options)
+        }
+        if let parsed {
+            self = parsed
+        } else {
+            let copy = Array(bytes)
+            self = try copy.withUnsafeBytes { try JSONParser.parse($0, options: options) }
+        }
+    }
+
+    /// Parses one JSON document from a string.
+    ///
+    /// - Throws: ``JSONError`` as ``init(parsing:options:)`` does.
+    public init(parsing text: String, options: JSONParsingOptions = JSONParsingOptions()) throws {
+        var text = text
+        self = try text.withUTF8 { try JSONParser.parse(UnsafeRawBufferPointer($0), options: options) }
+    }
+}
+
+private let quote: UInt8 = 0x22
+private let backslash: UInt8 = 0x5C
+
+/// A recursive-descent JSON parser over a contiguous byte buffer.
+struct JSONParser {
+    let bytes: UnsafeRawBufferPointer
+    var index: Int = 0
+    var depth: Int = 0
+    let options: JSONParsingOptions
+
+    static func parse(_ bytes: UnsafeRawBufferPointer, options: JSONParsingOptions) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes, options: options)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        if parser.index < bytes.count {
+            throw parser.error(.trailingData, "expected the end of the document, found \(parser.describeCurrent())")
+        }
+        return value
+    }
+
+    init(bytes: UnsafeRawBufferPointer, options: JSONParsingOptions) {
+        self.bytes = bytes
+        self.options = options
+    }
+
+    func error(_ code: JSONError.Code, _ message: String, at offset: Int? = nil) -> JSONError {
+        JSONError(code: code, message: message, offset: offset ?? index)
+    }
+
+    func describeCurrent() -> String {
+        guard index < bytes.count else { return "the end of the input" }
+        let byte = bytes[index]
+        if byte >= 0x20 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue() throws -> JSONValue {
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, "expected a value, found the end of the input")
+        }
+        switch bytes[index] {
+        case quote: return .string(try parseString())
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parseNumber()
+        case UInt8(ascii: "N"), UInt8(ascii: "I"):
+            throw error(.invalidNumber, "NaN and Infinity are not JSON numbers")
+        default:
+            throw error(.unexpectedCharacter, "expected a value, found \(describeCurrent())")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws {
+        let count = literal.utf8CodeUnitCount
+        let start = index
+        for offset in 0..<count {
+            let expected = literal.utf8Start[offset]
+            guard start + offset < bytes.count else {
+                throw error(.unexpectedEnd, "expected '\(literal)', found the end of the input", at: start + offset)
+            }
+            guard bytes[start + offset] == expected else {
+                index = start + offset
+                throw error(.unexpectedCharacter, "expected '\(literal)', found \(describeCurrent())")
+            }
+        }
+        index = start + count
+    }
+
+    mutating func enterContainer() throws {
+        depth += 1
+        if depth > options.maximumDepth {
+            throw error(.nestingTooDeep, "arrays and objects are nested deeper than \(options.maximumDepth) levels")
+        }
+    }
+
+    mutating func parseArray() throws -> JSONValue {
+        try enterContainer()
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw error(.unexpectedEnd, "expected ',' or ']' in an array, found the end of the input")
+            }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return .array(elements)
+            default:
+                throw error(.unexpectedCharacter, "expected ',' or ']' in an array, found \(describeCurrent())")
+            }
+        }
+    }
+
+    mutating func parseObject() throws -> JSONValue {
+        try enterContainer()
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw error(.unexpectedEnd, "expected a key string in an object, found the end of the input")
+            }
+            guard bytes[index] == quote else {
+                throw error(.unexpectedCharacter, "expected a key string in an object, found \(describeCurrent())")
+            }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw error(.unexpectedEnd, "expected ':' after an object key, found the end of the input")
+            }
+            guard bytes[index] == UInt8(ascii: ":") else {
+                throw error(.unexpectedCharacter, "expected ':' after an object key, found \(describeCurrent())")
+            }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            if members.updateValue(value, forKey: key) != nil && options.rejectsDuplicateKeys {
+                throw error(.duplicateKey, "the key \"\(key)\" appears twice in one object", at: keyOffset)
+            }
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw error(.unexpectedEnd, "expected ',' or '}' in an object, found the end of the input")
+            }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return .object(members)
+            default:
+                throw error(.unexpectedCharacter, "expected ',' or '}' in an object, found \(describeCurrent())")
+            }
+        }
+    }
+
+    mutating func parseString() throws -> String {
+        let openQuote = index
+        index += 1
+        let start = index
+        // Fast path: scan to the closing quote; if there is no escape, validate the slice once.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote {
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return try makeString(slice, at: start)
+            }
+            if byte == backslash { break }
+            if byte < 0x20 {
+                throw error(.controlCharacterInString, "control characters must be escaped inside strings")
+            }
+            index += 1
+        }
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, "unterminated string starting", at: openQuote)
+        }
+        // Slow path with escapes: collect UTF-8 bytes, then validate.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(index - start + 16)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote {
+                index += 1
+                return try buffer.withUnsafeBytes { try makeString($0, at: start) }
+            }
+            if byte < 0x20 {
+                throw error(.controlCharacterInString, "control characters must be escaped inside strings")
+            }
+            if byte != backslash {
+                buffer.append(byte)
+                index += 1
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case quote: buffer.append(quote)
+            case backslash: buffer.append(backslash)
+            case UInt8(ascii: "/"): buffer.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                let scalar = try parseUnicodeEscape()
+                appendUTF8(scalar, to: &buffer)
+            default:
+                index -= 1
+                throw error(.invalidEscape, "'\\\(Character(Unicode.Scalar(escape)))' is not a JSON escape")
+            }
+        }
+        throw error(.unexpectedEnd, "unterminated string starting", at: openQuote)
+    }
+
+    func makeString(_ slice: UnsafeRawBufferPointer, at offset: Int) throws -> String {
+        // ASCII needs no validation; anything else is validated by the standard library.
+        var isASCII = true
+        for byte in slice where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII { return String(decoding: slice, as: UTF8.self) }
+        guard let string = String(validating: slice, as: UTF8.self) else {
+            throw error(.invalidUTF8, "a string is not valid UTF-8", at: offset)
+        }
+        return string
+    }
+
+    mutating func parseHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else {
+            throw error(.unexpectedEnd, "expected four hex digits after '\\u', found the end of the input")
+        }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default:
+                throw error(.invalidEscape, "expected a hex digit in '\\u' escape, found \(describeCurrent())")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseUnicodeEscape() throws -> Unicode.Scalar {
+        let escapeStart = index - 2
+        let first = try parseHex4()
+        if first >= 0xD800 && first <= 0xDBFF {
+            guard index + 1 < bytes.count, bytes[index] == backslash, bytes[index + 1] == UInt8(ascii: "u") else {
+                throw error(.invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
+            }
+            index += 2
+            let second = try parseHex4()
+            guard second >= 0xDC00 && second <= 0xDFFF else {
+                throw error(.invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
+            }
+            let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            guard let scalar = Unicode.Scalar(combined) else {
+                throw error(.invalidEscape, "invalid surrogate pair", at: escapeStart)
+            }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(first) else {
+            throw error(.invalidEscape, "a lone low surrogate is not a character", at: escapeStart)
+        }
+        return scalar
+    }
+
+    func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+        UTF8.encode(scalar) { buffer.append($0) }
+    }
+
+    mutating func parseNumber() throws -> JSONValue {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") {
+            index += 1
+        }
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, "expected a digit, found the end of the input")
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw error(.invalidNumber, "numbers cannot have leading zeros", at: start)
+            }
+        } else if isDigit(bytes[index]) {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        } else if bytes[index] == UInt8(ascii: "I") {
+            throw error(.invalidNumber, "Infinity is not a JSON number", at: start)
+        } else {
+            throw error(.invalidNumber, "expected a digit, found \(describeCurrent())")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error(.invalidNumber, "expected a digit after '.', found \(describeCurrent())")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error(.invalidNumber, "expected a digit in the exponent, found \(describeCurrent())")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        if isInteger, let integer = parseInt64(text) {
+            return .int(integer)
+        }
+        let string = String(decoding: text, as: UTF8.self)
+        guard let double = Double(string) else {
+            throw error(.invalidNumber, "'\(string)' is not a number", at: start)
+        }
+        guard double.isFinite else {
+            throw error(.numberOutOfRange, "'\(string)' is too large for a 64-bit floating-point number", at: start)
+        }
+        return .double(double)
+    }
+
+    @inline(__always)
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Parses a validated integer literal; `nil` when it overflows `Int64`.
+    func parseInt64(_ text: UnsafeRawBufferPointer) -> Int64? {
+        var iterator = text.makeIterator()
+        var negative = false
+        var value: Int64 = 0
+        var first = iterator.next()
+        if first == UInt8(ascii: "-") {
+            negative = true
+            first = iterator.next()
+        }
+        var next = first
+        while let byte = next {
+            let digit = Int64(byte - UInt8(ascii: "0"))
+            let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflow2) =
+                negative
+                ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = added
+            next = iterator.next()
+        }
+        return value
+    }
+}

@@ -1,0 +1,81 @@
+/// Sends one HTTP request and returns its response: the single seam between the SDK and the
+/// network, so you can replace it in tests or bring your own HTTP stack.
+///
+/// ## Contract
+/// An implementation must:
+/// - be safe to call from many tasks at once (it is `Sendable` and is shared by every request);
+/// - return any response the server sent, whatever its status; a 4xx or 5xx is not an error;
+/// - throw ``TransportError`` when no complete response was received (refused connection,
+///   timeout, a connection closed mid-body, TLS failure, …), never a truncated response;
+/// - honour task cancellation promptly: when the calling task is cancelled, abort the exchange
+///   and throw ``TransportError`` with code ``TransportError/Code-swift.struct/cancelled``;
+/// - apply ``HTTPRequest/timeout`` to the whole exchange when it is set.
+///
+/// ```swift
+/// struct CannedClient: HTTPClient {
+///     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+///         HTTPResponse(status: 200, body: Array(#"{"data":[]}"#.utf8))
+///     }
+/// }
+/// ```
+public protocol HTTPClient: Sendable {
+    /// Sends `request` and returns the complete response.
+    ///
+    /// - Throws: ``TransportError`` when the exchange fails.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// A step in front of an ``HTTPClient`` that may change the request, the response, or both, and
+/// decides whether and how often to call `next` (retry, auth and logging are middlewares).
+///
+/// ```swift
+/// struct UserAgent: HTTPMiddleware {
+///     func intercept(
+///         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+///     ) async throws -> HTTPResponse {
+///         var request = request
+///         request.headers["User-Agent"] = "my-app/1.0"
+///         return try await next(request)
+///     }
+/// }
+/// ```
+public protocol HTTPMiddleware: Sendable {
+    /// Handles `request`, calling `next` to pass it on towards the client.
+    func intercept(
+        _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse
+}
+
+/// An ``HTTPClient`` that runs a chain of middlewares in front of another client. The first
+/// middleware sees the request first and the response last.
+public struct MiddlewareClient: HTTPClient {
+    /// The client at the end of the chain.
+    public let client: any HTTPClient
+    /// The middlewares, outermost first.
+    public let middlewares: [any HTTPMiddleware]
+
+    /// Creates a chain in front of `client`.
+    public init(client: any HTTPClient, middlewares: [any HTTPMiddleware]) {
+        self.client = client
+        self.middlewares = middlewares
+    }
+
+    /// Sends the request through every middleware, then the client.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await run(request, from: 0)
+    }
+
+    private func run(_ request: HTTPRequest, from index: Int) async throws -> HTTPResponse {
+        guard index < middlewares.count else { return try await client.send(request) }
+        return try await middlewares[index].intercept(request) { next in
+            try await self.run(next, from: index + 1)
+        }
+    }
+}
+
+extension HTTPClient {
+    /// This client with `middlewares` in front of it, outermost first.
+    public func with(_ middlewares: [any HTTPMiddleware]) -> MiddlewareClient {
+        MiddlewareClient(client: self, middlewares: middlewares)
+    }
+}

@@ -1,0 +1,158 @@
+/// An HTTP method. Server-defined values beyond the static members can be created from their name.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The method name as sent on the wire, upper case.
+    public let rawValue: String
+    /// Creates a method from its name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The method name.
+    public var description: String { rawValue }
+
+    /// `GET`
+    public static let get = HTTPMethod(rawValue: "GET")
+    /// `HEAD`
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    /// `POST`
+    public static let post = HTTPMethod(rawValue: "POST")
+    /// `PUT`
+    public static let put = HTTPMethod(rawValue: "PUT")
+    /// `PATCH`
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `OPTIONS`
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2), so
+    /// that the retry middleware may resend it without being told.
+    public var isIdempotent: Bool {
+        switch self {
+        case .get, .head, .put, .delete, .options: return true
+        default: return false
+        }
+    }
+}
+
+/// One query parameter. Names and values are kept unencoded; ``HTTPRequest/url`` encodes them.
+public struct HTTPQueryItem: Hashable, Sendable {
+    /// The parameter name.
+    public var name: String
+    /// The parameter value; `nil` writes the name alone (`?flag`).
+    public var value: String?
+
+    /// Creates a query item.
+    public init(name: String, value: String?) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A request as every ``HTTPClient`` receives it.
+///
+/// The path is stored already percent-encoded (build segments with
+/// ``HTTPRequest/encodePathSegment(_:)``), because the service distinguishes `/` inside an id
+/// (`%2F`) from a path separator. Query items are stored unencoded and encoded strictly when the
+/// URL is built: everything but RFC 3986 unreserved characters is percent-encoded.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The method.
+    public var method: HTTPMethod
+    /// `https` (the default) or `http`.
+    public var scheme: String
+    /// The host name or address, without port. IPv6 literals are written without brackets.
+    public var host: String
+    /// The port, or `nil` for the scheme's default.
+    public var port: Int?
+    /// The percent-encoded path, starting with `/`.
+    public var path: String
+    /// The query parameters in the order they will be sent.
+    public var queryItems: [HTTPQueryItem]
+    /// The request headers.
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none.
+    public var body: [UInt8]?
+    /// How long the whole exchange may take before it fails with
+    /// ``TransportError/Code-swift.struct/timedOut``; `nil` uses the client's default.
+    public var timeout: Duration?
+    /// Marks a request whose method is not idempotent as safe to retry (for example a publish
+    /// that carries its own de-duplication key). Idempotent methods are always retryable.
+    public var isRetryable: Bool
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .get, scheme: String = "https", host: String, port: Int? = nil, path: String = "/",
+        queryItems: [HTTPQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil,
+        timeout: Duration? = nil, isRetryable: Bool = false
+    ) {
+        self.method = method
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.queryItems = queryItems
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.isRetryable = isRetryable
+    }
+
+    /// Whether a retry policy may resend this request: an idempotent method, or explicitly marked.
+    public var mayRetry: Bool { isRetryable || method.isIdempotent }
+
+    /// The value of the first query item named `name`.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value ?? nil
+    }
+
+    /// The encoded query string without the leading `?` (empty when there are no items).
+    public var encodedQuery: String {
+        var parts: [String] = []
+        parts.reserveCapacity(queryItems.count)
+        for item in queryItems {
+            let name = Self.percentEncode(item.name)
+            if let value = item.value {
+                parts.append(name + "=" + Self.percentEncode(value))
+            } else {
+                parts.append(name)
+            }
+        }
+        return parts.joined(separator: "&")
+    }
+
+    /// The path and query as sent in an HTTP/1.1 request line (`/v1/x?a=1`).
+    public var target: String {
+        let query = encodedQuery
+        return query.isEmpty ? path : path + "?" + query
+    }
+
+    /// The full URL text, for example `https://ps.pndsn.com/time/0?uuid=a`.
+    public var url: String {
+        var authority = host.contains(":") ? "[\(host)]" : host
+        if let port { authority += ":\(port)" }
+        return scheme + "://" + authority + target
+    }
+
+    /// Percent-encodes one path segment: every byte but RFC 3986 unreserved characters is encoded,
+    /// so `/`, `?`, `#`, `%`, spaces and non-ASCII text can appear in ids.
+    public static func encodePathSegment(_ segment: String) -> String {
+        percentEncode(segment)
+    }
+
+    /// Percent-encodes `text`, leaving only `A-Z a-z 0-9 - . _ ~` as they are.
+    public static func percentEncode(_ text: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output.append(UInt8(ascii: "%"))
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
