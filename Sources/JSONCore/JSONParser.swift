@@ -327,12 +327,14 @@ struct JSONParser {
         let first = try parseHex4()
         if first >= 0xD800 && first <= 0xDBFF {
             guard index + 1 < bytes.count, bytes[index] == backslash, bytes[index + 1] == UInt8(ascii: "u") else {
-                throw error(.invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
+                throw error(
+                    .invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
             }
             index += 2
             let second = try parseHex4()
             guard second >= 0xDC00 && second <= 0xDFFF else {
-                throw error(.invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
+                throw error(
+                    .invalidEscape, "a high surrogate escape must be followed by a low surrogate", at: escapeStart)
             }
             let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
             guard let scalar = Unicode.Scalar(combined) else {

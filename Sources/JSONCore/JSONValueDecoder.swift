@@ -247,7 +247,9 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 JSONValue.self,
-                .init(codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "the array has no more elements"))
+                .init(
+                    codingPath: codingPath + [IndexKey(currentIndex)],
+                    debugDescription: "the array has no more elements"))
         }
         let decoder = JSONValueDecoderImpl(
             value: elements[currentIndex], codingPath: codingPath + [IndexKey(currentIndex)], options: options)
@@ -296,15 +298,18 @@ extension JSONError {
     init(decoding error: DecodingError) {
         switch error {
         case .typeMismatch(_, let context):
-            self.init(code: .typeMismatch, message: context.debugDescription, path: codingPathString(context.codingPath))
+            self.init(
+                code: .typeMismatch, message: context.debugDescription, path: codingPathString(context.codingPath))
         case .valueNotFound(_, let context):
-            self.init(code: .valueNotFound, message: context.debugDescription, path: codingPathString(context.codingPath))
+            self.init(
+                code: .valueNotFound, message: context.debugDescription, path: codingPathString(context.codingPath))
         case .keyNotFound(let key, let context):
             self.init(
                 code: .valueNotFound, message: context.debugDescription,
                 path: codingPathString(context.codingPath + [key]))
         case .dataCorrupted(let context):
-            self.init(code: .dataCorrupted, message: context.debugDescription, path: codingPathString(context.codingPath))
+            self.init(
+                code: .dataCorrupted, message: context.debugDescription, path: codingPathString(context.codingPath))
         @unknown default:
             self.init(code: .dataCorrupted, message: "\(error)")
         }

@@ -229,18 +229,34 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Float, forKey key: Key) throws {
         box.members[key.stringValue] = .value(try JSONValueEncoderImpl.finiteFloat(value, codingPath + [key]))
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
     mutating func encode(_ value: Int64, forKey key: Key) throws { box.members[key.stringValue] = .value(.int(value)) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         box.members[key.stringValue] = .value(JSONValue(value))
     }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.members[key.stringValue] = .value(JSONValue(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        box.members[key.stringValue] = .value(JSONValue(value))
+    }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
         box.members[key.stringValue] = .value(
             try JSONValueEncoderImpl.encodeValue(value, codingPath: codingPath + [key], options: options))

@@ -1,1 +1,18 @@
-print("bench")
+// datasync-bench: speed and memory scenarios, each measured side by side with a baseline in the
+// same run. Build in release: `swift run -c release datasync-bench [group ...]`.
+
+let groups: [BenchGroup] = [
+    BenchGroup(name: "json", run: JSONBenchmarks.run)
+]
+
+let selected = Set(CommandLine.arguments.dropFirst())
+var rows: [BenchRow] = []
+for group in groups where selected.isEmpty || selected.contains(group.name) {
+    print("running \(group.name)…")
+    do {
+        rows += try await group.run()
+    } catch {
+        print("group \(group.name) failed: \(error)")
+    }
+}
+Bench.printTable(rows)
