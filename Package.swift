@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
+        .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
+        .library(name: "DataSync", targets: ["DataSync"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
@@ -25,8 +27,14 @@ let package = Package(
         .target(name: "Transport"),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
+        .target(name: "DataSync", dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport"]),
+        .executableTarget(
+            name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncModels", "DataSync", "Transport"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(
+            name: "DataSyncTests",
+            dependencies: ["DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
