@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Transport"),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
