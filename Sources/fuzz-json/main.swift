@@ -17,29 +17,29 @@ func exercise(_ bytes: UnsafeBufferPointer<UInt8>) {
 }
 
 #if FUZZING
-// libFuzzer's entry point for programs that keep their own `main` (SwiftPM renames an executable's
-// `main`, so the usual LLVMFuzzerTestOneInput-only harness would never be called).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    // libFuzzer's entry point for programs that keep their own `main` (SwiftPM renames an executable's
+    // `main`, so the usual LLVMFuzzerTestOneInput-only harness would never be called).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(
-    runFuzzerDriver(&argc, &argv) { data, size in
-        exercise(UnsafeBufferPointer(start: data, count: size))
-        return 0
-    })
+    var argc = CommandLine.argc
+    var argv = CommandLine.unsafeArgv
+    exit(
+        runFuzzerDriver(&argc, &argv) { data, size in
+            exercise(UnsafeBufferPointer(start: data, count: size))
+            return 0
+        })
 #else
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        print("cannot read \(path)")
-        continue
+    for path in CommandLine.arguments.dropFirst() {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            print("cannot read \(path)")
+            continue
+        }
+        Array(data).withUnsafeBufferPointer { exercise($0) }
+        print("ok \(path)")
     }
-    Array(data).withUnsafeBufferPointer { exercise($0) }
-    print("ok \(path)")
-}
 #endif
