@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         .target(name: "DataSync", dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport"]),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(
             name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncModels", "DataSync", "Transport"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
