@@ -1,7 +1,9 @@
 import DataSync
 import DataSyncModels
 import DataSyncTestSupport
+import Foundation
 import JSONCore
+import JSONPatch
 import Testing
 import Transport
 

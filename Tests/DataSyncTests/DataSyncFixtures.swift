@@ -3,6 +3,7 @@ import DataSyncModels
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import JSONPatch
 import Testing
 import Transport
 

@@ -1,8 +1,11 @@
 import DataSync
 import DataSyncModels
+import DataSyncTestSupport
 import Foundation
 import JSONCore
+import JSONPatch
 import Testing
+import Transport
 
 @Suite("Models")
 struct DataSyncModelTests {

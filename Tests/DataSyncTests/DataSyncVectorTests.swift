@@ -1,7 +1,9 @@
 import DataSync
 import DataSyncModels
 import DataSyncTestSupport
+import Foundation
 import JSONCore
+import JSONPatch
 import Testing
 import Transport
 
@@ -28,7 +30,7 @@ private func vector(
 
 private typealias Sort = PubNub.DataSyncSortField
 
-let vectorCases: [VectorCase] = [
+let vectorCases: [VectorCase] = ([VectorCase?]([
     vector(0) { api, _ in _ = try await api.getUser(id: "user-99961") },
     vector(1) { api, inputs in
         _ = try await api.createUser(classVersion: 1, id: "user-90786", status: "active", payload: payload(inputs))
@@ -150,7 +152,7 @@ let vectorCases: [VectorCase] = [
         _ = try await api.updateChannel(
             id: "general", operations: [.remove(path: "/payload/x")], ifMatchesEtag: #""3""#)
     },
-]
+])).compactMap { $0 }
 
 @Suite("Users and channels against the recorded vectors")
 struct DataSyncVectorTests {
