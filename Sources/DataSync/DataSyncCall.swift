@@ -32,7 +32,8 @@ package struct DataSyncCall: Sendable, Hashable {
 
     /// The percent-encoded path under `subscribeKey`.
     package func path(subscribeKey: String) -> String {
-        var path = "/v1/datasync/subkeys/" + HTTPRequest.encodePathSegment(subscribeKey) + "/" + collection.pathComponent
+        var path =
+            "/v1/datasync/subkeys/" + HTTPRequest.encodePathSegment(subscribeKey) + "/" + collection.pathComponent
         if let objectId { path += "/" + HTTPRequest.encodePathSegment(objectId) }
         return path
     }
@@ -82,7 +83,8 @@ package struct DataSyncCall: Sendable, Hashable {
         headers.add(name: "Content-Type", value: patchMediaType)
         if let ifMatch { headers.add(name: "If-Match", value: ifMatch) }
         let body = try encode(.array(operations.map(PatchWire.value(of:))))
-        return DataSyncCall(method: .patch, collection: collection, objectId: id, query: [], headers: headers, body: body)
+        return DataSyncCall(
+            method: .patch, collection: collection, objectId: id, query: [], headers: headers, body: body)
     }
 
     /// `DELETE /{collection}/{id}` with `If-Match` when given.
@@ -90,7 +92,8 @@ package struct DataSyncCall: Sendable, Hashable {
         try requireNonEmpty(id, "id")
         var headers = HTTPHeaders()
         if let ifMatch { headers.add(name: "If-Match", value: ifMatch) }
-        return DataSyncCall(method: .delete, collection: collection, objectId: id, query: [], headers: headers, body: nil)
+        return DataSyncCall(
+            method: .delete, collection: collection, objectId: id, query: [], headers: headers, body: nil)
     }
 
     package static func requireNonEmpty(_ value: String, _ name: String) throws {

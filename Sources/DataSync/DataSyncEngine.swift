@@ -57,8 +57,10 @@ package struct DataSyncEngine: Sendable {
         middlewares: [any HTTPMiddleware], filterValidator: DataSyncFilterValidator
     ) {
         self.configuration = configuration
-        self.origin = Result { try DataSyncOrigin(origin: configuration.origin, secure: configuration.useSecureConnections) }
-            .mapError { $0.pubNubError ?? PubNubError(reason: .invalidConfiguration, message: "\($0)") }
+        self.origin = Result {
+            try DataSyncOrigin(origin: configuration.origin, secure: configuration.useSecureConnections)
+        }
+        .mapError { $0.pubNubError ?? PubNubError(reason: .invalidConfiguration, message: "\($0)") }
         self.transport = transport
         self.middlewares = middlewares
         self.filterValidator = filterValidator
@@ -85,7 +87,8 @@ package struct DataSyncEngine: Sendable {
     package func send(_ call: DataSyncCall, custom: PubNub.RequestConfiguration) async throws -> HTTPResponse {
         let request = try httpRequest(for: call, custom: custom)
         let base = try custom.transport ?? transport.get()
-        let client: any HTTPClient = middlewares.isEmpty ? base : MiddlewareClient(client: base, middlewares: middlewares)
+        let client: any HTTPClient =
+            middlewares.isEmpty ? base : MiddlewareClient(client: base, middlewares: middlewares)
         if Task.isCancelled { throw Self.cancelled(CancellationError()) }
         let response: HTTPResponse
         do {

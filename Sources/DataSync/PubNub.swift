@@ -1,4 +1,3 @@
-
 /// The PubNub client: holds the configuration and the shared wiring (transport, retry, auth),
 /// and gives access to the DataSync API through ``dataSync``.
 ///

@@ -76,7 +76,8 @@ extension PubNubDataSync {
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncChannel {
         let call = try entitySetCall(
-            .channels, id: id, classVersion: classVersion, status: status, payload: payload, ifMatchesEtag: ifMatchesEtag)
+            .channels, id: id, classVersion: classVersion, status: status, payload: payload,
+            ifMatchesEtag: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncChannel.self, call, custom: requestConfig)
     }
 
@@ -152,7 +153,9 @@ extension PubNubDataSync {
         cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
         sort: [PubNub.DataSyncSortField] = [],
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
-        completion: (@Sendable (Result<(channels: [PubNubDataSyncChannel], next: PubNubDataSyncPage?), any Error>) -> Void)?
+        completion: (
+            @Sendable (Result<(channels: [PubNubDataSyncChannel], next: PubNubDataSyncPage?), any Error>) -> Void
+        )?
     ) {
         engine.complete(completion) {
             try await getChannels(
@@ -191,6 +194,8 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
         completion: (@Sendable (Result<Void, any Error>) -> Void)?
     ) {
-        engine.complete(completion) { try await removeChannel(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig) }
+        engine.complete(completion) {
+            try await removeChannel(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig)
+        }
     }
 }

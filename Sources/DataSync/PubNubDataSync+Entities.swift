@@ -79,7 +79,8 @@ extension PubNubDataSync {
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncEntity {
         let call = try entitySetCall(
-            .entities, id: id, classVersion: classVersion, status: status, payload: payload, ifMatchesEtag: ifMatchesEtag)
+            .entities, id: id, classVersion: classVersion, status: status, payload: payload,
+            ifMatchesEtag: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncEntity.self, call, custom: requestConfig)
     }
 
@@ -155,7 +156,9 @@ extension PubNubDataSync {
         cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
         sort: [PubNub.DataSyncSortField] = [],
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
-        completion: (@Sendable (Result<(entities: [PubNubDataSyncEntity], next: PubNubDataSyncPage?), any Error>) -> Void)?
+        completion: (
+            @Sendable (Result<(entities: [PubNubDataSyncEntity], next: PubNubDataSyncPage?), any Error>) -> Void
+        )?
     ) {
         engine.complete(completion) {
             try await getEntities(
@@ -194,6 +197,8 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
         completion: (@Sendable (Result<Void, any Error>) -> Void)?
     ) {
-        engine.complete(completion) { try await removeEntity(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig) }
+        engine.complete(completion) {
+            try await removeEntity(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig)
+        }
     }
 }

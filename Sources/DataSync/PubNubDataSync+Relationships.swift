@@ -52,7 +52,8 @@ extension PubNubDataSync {
     public func getRelationship(
         id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncRelationship {
-        try await engine.object(PubNubDataSyncRelationship.self, try .get(.relationships, id: id), custom: requestConfig)
+        try await engine.object(
+            PubNubDataSyncRelationship.self, try .get(.relationships, id: id), custom: requestConfig)
     }
 
     /// Lists relationships of one class, one page at a time (`GET …/relationships`).

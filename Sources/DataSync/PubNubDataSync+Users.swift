@@ -191,6 +191,8 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
         completion: (@Sendable (Result<Void, any Error>) -> Void)?
     ) {
-        engine.complete(completion) { try await removeUser(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig) }
+        engine.complete(completion) {
+            try await removeUser(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig)
+        }
     }
 }

@@ -18,10 +18,6 @@ import Transport
 /// friends) fetch page after page lazily.
 public struct PubNubDataSync: Sendable {
     let engine: DataSyncEngine
-
-    init(engine: DataSyncEngine) {
-        self.engine = engine
-    }
 }
 
 // Calls shared by the three entity-shaped collections (users, channels, entities).

@@ -48,7 +48,8 @@ package enum DataSyncEnvelope {
         let reader = try DataSyncWireReader(kind: "page", value: meta)
         guard let hasNextValue = reader.fields["has_next"], !hasNextValue.isNull else {
             return PubNubDataSyncPage(
-                hasNext: false, cursor: try reader.optionalString("next_cursor"), limit: try reader.optionalInt("limit"))
+                hasNext: false, cursor: try reader.optionalString("next_cursor"), limit: try reader.optionalInt("limit")
+            )
         }
         guard let hasNext = hasNextValue.boolValue else {
             throw PubNubError.malformedResponse("page field \"has_next\" must be a boolean", statusCode: nil)

@@ -31,7 +31,8 @@ public struct PubNubDataSyncMembership: PubNubDataSyncObject {
 
     /// Creates a value, for example to stand in for a service answer in your tests.
     public init(
-        id: String, className: String = "Membership", classVersion: Int, channelId: String, userId: String, status: String? = nil,
+        id: String, className: String = "Membership", classVersion: Int, channelId: String, userId: String,
+        status: String? = nil,
         payload: JSONValue? = nil, createdAt: Date, updatedAt: Date, expiresAt: Date? = nil, eTag: String
     ) {
         self.id = id
@@ -67,7 +68,8 @@ extension PubNubDataSyncMembership: DataSyncWireConvertible {
         let userId = try reader.optionalString("userId") ?? reader.optionalString("entityBId")
         self.init(
             id: try reader.string("id"), className: try reader.optionalString("relationshipClass") ?? "Membership",
-            classVersion: try reader.int("relationshipClassVersion"), channelId: try channelId ?? reader.string("channelId"),
+            classVersion: try reader.int("relationshipClassVersion"),
+            channelId: try channelId ?? reader.string("channelId"),
             userId: try userId ?? reader.string("userId"), status: try reader.optionalString("status"),
             payload: reader.payload(), createdAt: try reader.date("createdAt"), updatedAt: try reader.date("updatedAt"),
             expiresAt: try reader.optionalDate("expiresAt"), eTag: try reader.string("eTag"))

@@ -47,7 +47,8 @@ package struct DataSyncWireReader {
 
     package init(kind: String, value: JSONValue) throws {
         guard let fields = value.objectValue else {
-            throw PubNubError.malformedResponse("a \(kind) must be a JSON object, not \(value.typeName)", statusCode: nil)
+            throw PubNubError.malformedResponse(
+                "a \(kind) must be a JSON object, not \(value.typeName)", statusCode: nil)
         }
         self.kind = kind
         self.fields = fields

@@ -19,9 +19,15 @@ private struct MinimalUserPage: Decodable {
         var eTag: String
     }
     struct Meta: Decodable {
-        var has_next: Bool
-        var next_cursor: String?
+        var hasNext: Bool
+        var nextCursor: String?
         var limit: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case hasNext = "has_next"
+            case nextCursor = "next_cursor"
+            case limit
+        }
     }
     var data: [User]
     var meta: Meta?

@@ -35,7 +35,8 @@ struct DataSyncClientTests {
             ("::1", false, "http://[::1]/v1/datasync/subkeys/demo/users/u1"),
         ])
     func originBecomesURL(_ origin: String, _ secure: Bool, _ url: String) async throws {
-        let recorder = RecordingHTTPClient(MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
+        let recorder = RecordingHTTPClient(
+            MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
         let pubnub = client(origin: origin, secure: secure, recorder: recorder)
         _ = try await pubnub.dataSync.getUser(id: "u1")
         let request = try #require(recorder.lastRequest)
@@ -43,8 +44,9 @@ struct DataSyncClientTests {
         #expect(sent == url)
     }
 
-    @Test("a malformed origin fails with invalidConfiguration and sends nothing",
-          arguments: ["", "http://ps.pndsn.com", "host:port", "host:0", "[::1", "ps.pndsn.com/path", "[::1]x"])
+    @Test(
+        "a malformed origin fails with invalidConfiguration and sends nothing",
+        arguments: ["", "http://ps.pndsn.com", "host:port", "host:0", "[::1", "ps.pndsn.com/path", "[::1]x"])
     func malformedOrigin(_ origin: String) async throws {
         let recorder = RecordingHTTPClient(MockHTTPClient.success())
         let pubnub = client(origin: origin, secure: true, recorder: recorder)
@@ -82,7 +84,8 @@ struct DataSyncClientTests {
     @Test("request configuration adds headers and query items, sets the timeout, swaps the transport")
     func requestConfiguration() async throws {
         let (pubnub, configured) = Fixtures.recorded(body: Fixtures.envelope(Fixtures.user("u1")))
-        let other = RecordingHTTPClient(MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
+        let other = RecordingHTTPClient(
+            MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
         let custom = PubNub.RequestConfiguration(
             transport: other, timeout: .seconds(3), queryParameters: [HTTPQueryItem(name: "trace", value: "1")],
             headers: ["X-Trace": "abc"])
@@ -104,7 +107,8 @@ struct DataSyncClientTests {
                 work()
             }
         }
-        let recorder = RecordingHTTPClient(MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
+        let recorder = RecordingHTTPClient(
+            MockHTTPClient.success(body: Array(Fixtures.envelope(Fixtures.user("u1")).utf8)))
         let pubnub = Fixtures.pubnub(transport: recorder, completionContext: context)
         let result = await withCheckedContinuation { continuation in
             pubnub.dataSync.getUser(id: "u1") { continuation.resume(returning: $0) }

@@ -28,8 +28,10 @@ struct DataSyncErrorTests {
     static let statusCases: [StatusCase] = [
         .init(
             status: 400,
-            body: #"{"errors":[{"errorCode":"DS-0004","message":"must not be null","path":"/data/entityClassVersion"}]}"#,
-            reason: .badRequest, errorCode: "DS-0004", message: "DS-0004: must not be null (at /data/entityClassVersion)"),
+            body:
+                #"{"errors":[{"errorCode":"DS-0004","message":"must not be null","path":"/data/entityClassVersion"}]}"#,
+            reason: .badRequest, errorCode: "DS-0004",
+            message: "DS-0004: must not be null (at /data/entityClassVersion)"),
         .init(
             status: 400, body: #"{"errors":[{"errorCode":"DS-0005","message":"Unknown field: nope"}]}"#,
             reason: .badRequest, errorCode: "DS-0005", message: "DS-0005: Unknown field: nope"),
@@ -137,19 +139,23 @@ struct DataSyncErrorTests {
         .init(name: "missing id", body: #"{"data":{"entityClassVersion":1}}"#, mentions: "\"id\""),
         .init(
             name: "missing eTag",
-            body: #"{"data":{"id":"u","entityClassVersion":1,"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
+            body:
+                #"{"data":{"id":"u","entityClassVersion":1,"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
             mentions: "\"eTag\""),
         .init(
             name: "bad timestamp",
-            body: #"{"data":{"id":"u","entityClassVersion":1,"eTag":"e","createdAt":"yesterday","updatedAt":"2026-01-01T00:00:00Z"}}"#,
+            body:
+                #"{"data":{"id":"u","entityClassVersion":1,"eTag":"e","createdAt":"yesterday","updatedAt":"2026-01-01T00:00:00Z"}}"#,
             mentions: "yesterday"),
         .init(
             name: "version is text",
-            body: #"{"data":{"id":"u","entityClassVersion":"one","eTag":"e","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
+            body:
+                #"{"data":{"id":"u","entityClassVersion":"one","eTag":"e","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
             mentions: "entityClassVersion"),
         .init(
             name: "status is a number",
-            body: #"{"data":{"id":"u","entityClassVersion":1,"status":3,"eTag":"e","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
+            body:
+                #"{"data":{"id":"u","entityClassVersion":1,"status":3,"eTag":"e","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#,
             mentions: "status"),
     ]
 
