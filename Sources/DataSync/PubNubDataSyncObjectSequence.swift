@@ -9,7 +9,7 @@ public import DataSyncModels
 /// `.malformedResponse` rather than looping.
 ///
 /// ```swift
-/// for try await user in pubnub.dataSync.users(filter: "department == 'Sales'", pageSize: 100) {
+/// for try await user in pubnub.dataSync.users(pageSize: 100, filter: "department == 'Sales'") {
 ///     print(user.id)
 /// }
 /// ```
