@@ -27,16 +27,17 @@ extension Patch {
     /// ```swift
     /// var edited = product
     /// edited.price = 79.99
-    /// let operations = try Patch.diff(from: product, to: edited, under: .payload)
+    /// let operations = try Patch.diffEncoded(from: product, to: edited, under: .payload)
     /// // [.replace(path: "/payload/price", value: 79.99)]
     /// ```
     ///
-    /// Both values are converted with `encoder` (a default ``JSONValueEncoder`` unless given). A
+    /// (It has its own name so that literals such as `["a": 1]` passed to ``diff(from:to:under:)``
+    /// are always read as ``JSONValue``.) Both values are converted with `encoder` (a default ``JSONValueEncoder`` unless given). A
     /// property that encodes as absent (a `nil` optional) yields `remove` or `add` of that member.
     ///
     /// - Throws: ``PatchError`` with code ``PatchError/Code-swift.struct/encodingFailed`` when either
     ///   value cannot be encoded.
-    public static func diff<Value: Encodable>(
+    public static func diffEncoded<Value: Encodable>(
         from old: Value, to new: Value, under root: JSONPointer = .root, encoder: JSONValueEncoder = JSONValueEncoder()
     ) throws(PatchError) -> [PatchOperation] {
         diff(from: try encode(old, with: encoder), to: try encode(new, with: encoder), under: root)
