@@ -66,6 +66,19 @@ func fuzzInput(_ bytes: ArraySlice<UInt8>) {
         fuzzInput(ArraySlice(UnsafeBufferPointer(start: data, count: size)))
         return 0
     }
+
+    // The Swift executable has its own `main`, so libFuzzer's is not linked in: start libFuzzer's
+    // driver ourselves (it parses the usual libFuzzer flags from the command line).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
+
+    var argumentCount = CommandLine.argc
+    var argumentVector = CommandLine.unsafeArgv
+    exit(runFuzzerDriver(&argumentCount, &argumentVector, fuzzOne))
 #else
     var files: [URL] = []
     for argument in CommandLine.arguments.dropFirst() {
