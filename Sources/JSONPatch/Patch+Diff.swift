@@ -70,17 +70,29 @@ extension Patch {
         _ old: [String: JSONValue], _ new: [String: JSONValue], at path: String,
         into operations: inout [PatchOperation]
     ) {
-        // Sorted keys make the patch deterministic.
-        for key in old.keys.sorted() {
-            let memberPath = path + "/" + JSONPointer.escape(key)
-            guard let oldValue = old[key] else { continue }
+        // Only the members that differ are sorted (sorted keys make the patch deterministic).
+        var changed: [String] = []
+        var removedCount = 0
+        for (key, oldValue) in old {
             if let newValue = new[key] {
+                if oldValue != newValue { changed.append(key) }
+            } else {
+                changed.append(key)
+                removedCount += 1
+            }
+        }
+        for key in changed.sorted() {
+            let memberPath = path + "/" + JSONPointer.escape(key)
+            if let oldValue = old[key], let newValue = new[key] {
                 appendDiff(from: oldValue, to: newValue, at: memberPath, into: &operations)
             } else {
                 operations.append(.remove(path: memberPath))
             }
         }
-        for key in new.keys.sorted() where old[key] == nil {
+        guard new.count > old.count - removedCount else { return }
+        var added: [String] = []
+        for key in new.keys where old[key] == nil { added.append(key) }
+        for key in added.sorted() {
             guard let newValue = new[key] else { continue }
             operations.append(.add(path: path + "/" + JSONPointer.escape(key), value: newValue))
         }
@@ -133,6 +145,7 @@ extension Patch {
     private static func diffElement(
         _ old: JSONValue, _ new: JSONValue, at path: String, into operations: inout [PatchOperation]
     ) {
+        if old == new { return }
         let size: Int
         switch (old, new) {
         case (.object, .object(let members)): size = members.count

@@ -4,7 +4,8 @@ import JSONCore
 ///
 /// Every mutation walks down to the parent of its target in place: at each level the container is
 /// taken out of its enum case and the case is set to `.null` first, so the array or dictionary is
-/// uniquely referenced and Swift mutates it without copying. Each mutation records its inverse, so a
+/// uniquely referenced and Swift mutates it without copying (the same trick as `JSONValue`'s
+/// subscript setters). Each mutation records its inverse, so a
 /// failing patch can be rolled back without having kept a copy of the document.
 struct PatchApplier {
     /// The inverse of one applied mutation.
@@ -110,13 +111,13 @@ struct PatchApplier {
             return .replace([], old)
         }
         return try withParent(of: tokens, in: &document, text: text) { parent, key throws(PatchError) -> Undo in
-            switch parent {
-            case .object(var members):
+            if case .object(var members) = parent {
                 parent = .null
                 let old = members.updateValue(value, forKey: key)
                 parent = .object(members)
                 return old.map { .replace(tokens, $0) } ?? .remove(tokens)
-            case .array(var elements):
+            }
+            if case .array(var elements) = parent {
                 let index: Int
                 if key == JSONPointer.endOfArray {
                     index = elements.count
@@ -134,9 +135,8 @@ struct PatchApplier {
                 var concrete = tokens
                 concrete[concrete.count - 1] = String(index)
                 return .remove(concrete)
-            default:
-                throw notAContainer(parent, text: text)
             }
+            throw notAContainer(parent, text: text)
         }
     }
 
@@ -150,8 +150,7 @@ struct PatchApplier {
         }
         return try withParent(of: tokens, in: &document, text: text) {
             parent, key throws(PatchError) -> (JSONValue, [String]) in
-            switch parent {
-            case .object(var members):
+            if case .object(var members) = parent {
                 guard let index = members.index(forKey: key) else {
                     throw PatchError(code: .pathNotFound, message: "no member \"\(key)\"", pointer: text)
                 }
@@ -159,15 +158,15 @@ struct PatchApplier {
                 let removed = members.remove(at: index).value
                 parent = .object(members)
                 return (removed, tokens)
-            case .array(var elements):
+            }
+            if case .array(var elements) = parent {
                 let index = try existingIndex(key, count: elements.count, text: text)
                 parent = .null
                 let removed = elements.remove(at: index)
                 parent = .array(elements)
                 return (removed, tokens)
-            default:
-                throw notAContainer(parent, text: text)
             }
+            throw notAContainer(parent, text: text)
         }
     }
 
@@ -181,8 +180,7 @@ struct PatchApplier {
             return old
         }
         return try withParent(of: tokens, in: &document, text: text) { parent, key throws(PatchError) -> JSONValue in
-            switch parent {
-            case .object(var members):
+            if case .object(var members) = parent {
                 guard let index = members.index(forKey: key) else {
                     throw PatchError(code: .pathNotFound, message: "no member \"\(key)\"", pointer: text)
                 }
@@ -191,16 +189,16 @@ struct PatchApplier {
                 members.values[index] = value
                 parent = .object(members)
                 return old
-            case .array(var elements):
+            }
+            if case .array(var elements) = parent {
                 let index = try existingIndex(key, count: elements.count, text: text)
                 parent = .null
                 let old = elements[index]
                 elements[index] = value
                 parent = .array(elements)
                 return old
-            default:
-                throw notAContainer(parent, text: text)
             }
+            throw notAContainer(parent, text: text)
         }
     }
 
@@ -242,8 +240,9 @@ struct PatchApplier {
         }
         if tokens.count == 1 { return try body(&value, token) }
         let rest = tokens.dropFirst()
-        switch value {
-        case .object(var members):
+        // `if case` and not `switch`: binding a `var` in a `switch` case keeps a second reference to
+        // the container alive (measured), which would make every mutation copy it.
+        if case .object(var members) = value {
             guard let index = members.index(forKey: token) else {
                 throw PatchError(code: .pathNotFound, message: "no member \"\(token)\"", pointer: text)
             }
@@ -251,14 +250,14 @@ struct PatchApplier {
             value = .null
             defer { value = .object(members) }
             return try descend(&members.values[index], rest, text: text, body)
-        case .array(var elements):
+        }
+        if case .array(var elements) = value {
             let index = try existingIndex(token, count: elements.count, text: text)
             value = .null
             defer { value = .array(elements) }
             return try descend(&elements[index], rest, text: text, body)
-        default:
-            throw notAContainer(value, text: text)
         }
+        throw notAContainer(value, text: text)
     }
 
     // MARK: - Helpers
