@@ -23,6 +23,32 @@ public enum Patch {
         try applier.apply(operations, to: &result)
         return result
     }
+
+    /// Checks, without a document, what can be checked of a patch before sending it: every `path`
+    /// and `from` is a valid JSON Pointer, and no `move` goes into its own child.
+    ///
+    /// - Throws: ``PatchError`` whose ``PatchError/operationIndex`` is the first invalid operation.
+    public static func validate(_ operations: [PatchOperation]) throws(PatchError) {
+        for (index, operation) in operations.enumerated() {
+            do throws(PatchError) {
+                let target = try JSONPointer(operation.path)
+                if let from = operation.from {
+                    let source = try JSONPointer(from)
+                    if case .move = operation, source.isProperPrefix(of: target) {
+                        throw PatchError(
+                            code: .moveIntoDescendant,
+                            message: "cannot move \"\(from)\" into its own child \"\(operation.path)\"",
+                            pointer: operation.path)
+                    }
+                }
+            } catch {
+                var located = error
+                located.operationIndex = index
+                located.message = "\(operation.name): \(error.message)"
+                throw located
+            }
+        }
+    }
 }
 
 extension JSONValue {

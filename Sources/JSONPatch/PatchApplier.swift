@@ -34,7 +34,8 @@ struct PatchApplier {
                 rollBack(&document)
                 var located = error
                 located.operationIndex = index
-                located.message = "\(operation.name) \(located.pointer.map { "at \"\($0)\"" } ?? ""): \(error.message)"
+                let location = located.pointer.map { " at \"\($0)\"" } ?? ""
+                located.message = "\(operation.name)\(location): \(error.message)"
                 throw located
             }
         }

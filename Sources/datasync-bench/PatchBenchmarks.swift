@@ -59,8 +59,10 @@ enum PatchBenchmarks {
             let item = "/items/\(Int.random(in: 0..<items, using: &generator))"
             switch Int.random(in: 0..<5, using: &generator) {
             case 0:
-                operations.append(.replace(path: item + "/price", value: .double(Double.random(in: 1...500, using: &generator))))
-                operations.append(.replace(path: item + "/stock", value: .int(Int64.random(in: 0...99, using: &generator))))
+                operations.append(
+                    .replace(path: item + "/price", value: .double(Double.random(in: 1...500, using: &generator))))
+                operations.append(
+                    .replace(path: item + "/stock", value: .int(Int64.random(in: 0...99, using: &generator))))
             case 1:
                 operations.append(.add(path: item + "/note", value: "checked"))
                 operations.append(.remove(path: item + "/note"))
@@ -72,7 +74,8 @@ enum PatchBenchmarks {
                 operations.append(.move(from: item + "/alias", path: item + "/name"))
             default:
                 operations.append(.test(path: item + "/meta/version", value: 1))
-                operations.append(.replace(path: item + "/meta/flags/a~1b", value: .bool(Bool.random(using: &generator))))
+                operations.append(
+                    .replace(path: item + "/meta/flags/a~1b", value: .bool(Bool.random(using: &generator))))
             }
         }
         return operations

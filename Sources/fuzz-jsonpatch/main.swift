@@ -61,6 +61,7 @@ func fuzzInput(_ bytes: ArraySlice<UInt8>) {
 }
 
 #if FUZZING
+    /// libFuzzer's entry point: runs one input through the harness.
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fuzzInput(ArraySlice(UnsafeBufferPointer(start: data, count: size)))

@@ -106,6 +106,20 @@ import Testing
         #expect(mutable.description == document.description)
     }
 
+    @Test func validateChecksPointersWithoutADocument() throws {
+        try Patch.validate([.add(path: "/a", value: 1), .move(from: "/a", path: "/b"), .test(path: "", value: 1)])
+        let badPointer = try #require(throws: PatchError.self) {
+            try Patch.validate([.remove(path: "/a"), .copy(from: "a", path: "/b")])
+        }
+        #expect(badPointer.operationIndex == 1)
+        #expect(badPointer.code == .invalidPointer)
+        let intoChild = try #require(throws: PatchError.self) {
+            try Patch.validate([.move(from: "/a", path: "/a/b")])
+        }
+        #expect(intoChild.code == .moveIntoDescendant)
+        #expect(intoChild.operationIndex == 0)
+    }
+
     @Test func errorMessageSaysWhy() throws {
         let error = try #require(throws: PatchError.self) {
             try Patch.apply([.test(path: "/status", value: "active")], to: ["status": "archived"])

@@ -52,7 +52,8 @@ import Testing
         patch.addDiff(from: ["x": 1], to: ["x": 2])
         patch.append(.remove(path: "/raw"))
         #expect(!patch.isEmpty)
-        #expect(patch.operations == [.add(path: "/a/0", value: 1), .replace(path: "/x", value: 2), .remove(path: "/raw")])
+        #expect(
+            patch.operations == [.add(path: "/a/0", value: 1), .replace(path: "/x", value: 2), .remove(path: "/raw")])
         #expect(PatchBuilder().path(["a/b", "c"]) == "/payload/a~1b/c")
     }
 }
