@@ -12,7 +12,7 @@ public import JSONCore
 ///
 /// Applying is atomic: either every operation succeeds, or the document is left exactly as it was
 /// and a ``PatchError`` names the failing operation.
-public enum Patch {
+public enum Patch: Sendable {
     /// Returns `document` with `operations` applied in order, with RFC 6902 semantics.
     ///
     /// - Throws: ``PatchError`` whose ``PatchError/operationIndex`` is the failing operation; no

@@ -35,6 +35,27 @@ import Testing
         #expect(try Patch.apply(operations, to: old) == new, "\(name)")
     }
 
+    @Test func longArraysGetOneOperationPerCommonEdit() throws {
+        let long = JSONValue.array((0..<1_000).map { .object(["id": .int(Int64($0)), "n": "x"]) })
+        guard case .array(let elements) = long else { return }
+        var changed = elements
+        changed[500] = ["id": 500, "n": "y"]
+        var inserted = elements
+        inserted.insert("new", at: 300)
+        let edits: [(JSONValue, [PatchOperation])] = [
+            (.array(elements + ["tail"]), [.add(path: "/-", value: "tail")]),
+            (.array(Array(elements.dropFirst())), [.remove(path: "/0")]),
+            (.array(Array(elements.dropLast())), [.remove(path: "/999")]),
+            (.array(changed), [.replace(path: "/500/n", value: "y")]),
+            (.array(inserted), [.add(path: "/300", value: "new")]),
+        ]
+        for (target, expected) in edits {
+            let operations = Patch.diff(from: long, to: target)
+            #expect(operations == expected)
+            #expect(try Patch.apply(operations, to: long) == target)
+        }
+    }
+
     @Test func diffUnderARoot() throws {
         let operations = Patch.diff(from: ["a": 1], to: ["a": 2], under: .payload)
         #expect(operations == [.replace(path: "/payload/a", value: 2)])
