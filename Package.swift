@@ -29,6 +29,8 @@ let package = Package(
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )
