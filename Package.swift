@@ -37,6 +37,8 @@ let package = Package(
             name: "DataSyncTests",
             dependencies: ["DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )
