@@ -82,7 +82,16 @@ package struct DataSyncCall: Sendable, Hashable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: patchMediaType)
         if let ifMatch { headers.add(name: "If-Match", value: ifMatch) }
-        let body = try encode(.array(operations.map(PatchWire.value(of:))))
+        // JSONPatch's Codable conformance is the wire form (§6): `remove` carries no `value`.
+        let wire: [JSONValue]
+        do {
+            wire = try operations.map { try $0.jsonValue() }
+        } catch {
+            throw PubNubError(
+                reason: .invalidArguments, message: "a patch operation cannot be encoded as JSON: \(error)",
+                underlying: error)
+        }
+        let body = try encode(.array(wire))
         return DataSyncCall(
             method: .patch, collection: collection, objectId: id, query: [], headers: headers, body: body)
     }

@@ -3,8 +3,6 @@
 // depends only on the protocols and value types of Transport and DataSyncModels.
 
 package import DataSyncModels
-import JSONCore
-import JSONPatch
 import Transport
 
 /// The wiring of one client: its transport, middleware chain and filter validator.
@@ -32,19 +30,4 @@ package struct DataSyncFilterValidator: Sendable {
     package init() {}
 
     package func validate(filterFast: String?, filter: String?, sort: [PubNubDataSyncSortField]) throws {}
-}
-
-/// The wire form of patch operations (§6): `{"op","path","value"}` or `{"op","from","path"}`;
-/// `remove` has no `value`.
-enum PatchWire {
-    static func value(of operation: PatchOperation) -> JSONValue {
-        switch operation {
-        case .add(let path, let value), .replace(let path, let value), .test(let path, let value):
-            return ["op": .string(operation.name), "path": .string(path), "value": value]
-        case .remove(let path):
-            return ["op": "remove", "path": .string(path)]
-        case .move(let from, let path), .copy(let from, let path):
-            return ["op": .string(operation.name), "from": .string(from), "path": .string(path)]
-        }
-    }
 }

@@ -71,6 +71,17 @@ struct DataSyncModelTests {
         #expect(recorder.requests.isEmpty)
     }
 
+    @Test("a patch value that cannot be encoded fails locally with invalidArguments")
+    func unencodablePatch() async throws {
+        let (pubnub, recorder) = Fixtures.recorded(body: Fixtures.envelope(Fixtures.user("u")))
+        let error = try await Fixtures.pubNubError {
+            _ = try await pubnub.dataSync.updateUser(
+                id: "u", operations: [.replace(path: "/payload/x", value: .double(.infinity))])
+        }
+        #expect(error.reason == .invalidArguments)
+        #expect(recorder.requests.isEmpty)
+    }
+
     @Test("every model round-trips through Codable in the wire form")
     func codableRoundTrip() throws {
         let user = try Fixtures.user("u").decode(PubNubDataSyncUser.self)
