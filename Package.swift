@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
+        .library(name: "Auth", targets: ["Auth"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
@@ -25,8 +26,11 @@ let package = Package(
         .target(name: "Transport"),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+        .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
