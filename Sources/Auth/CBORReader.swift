@@ -9,6 +9,8 @@
 package struct CBORReader {
     /// The deepest nesting of arrays, maps and tags accepted.
     package static let defaultMaximumDepth = 32
+    /// Declared lengths above this are reported as over the limit rather than as truncation.
+    package static let maximumDeclaredLength: UInt64 = 1 << 20
 
     private let bytes: [UInt8]
     private var position = 0
@@ -91,9 +93,16 @@ package struct CBORReader {
         let remaining = UInt64(bytes.count - position)
         let (needed, overflow) = length.multipliedReportingOverflow(by: minimumSize)
         guard !overflow, needed <= remaining else {
+            // A length no token could need is reported as such; a plausible one means cut data.
+            if length > Self.maximumDeclaredLength {
+                throw AuthError(
+                    code: .limitExceeded,
+                    message: "declared length \(length) is beyond the limit of \(Self.maximumDeclaredLength)",
+                    offset: start)
+            }
             throw AuthError(
-                code: .limitExceeded,
-                message: "declared length \(length) is larger than the \(remaining) bytes left", offset: start)
+                code: .truncated,
+                message: "declared length \(length) needs more than the \(remaining) bytes left", offset: start)
         }
         return Int(length)
     }

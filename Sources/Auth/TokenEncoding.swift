@@ -94,6 +94,11 @@ package enum TokenEncoding {
         guard end > 0 else {
             throw AuthError(code: .invalidEncoding, message: "the token holds only padding")
         }
+        if let bad = input[..<end].firstIndex(where: { sextet($0) == nil }) {
+            throw AuthError(
+                code: .invalidEncoding, message: "character \(describe(input[bad])) is not base64 or base64url",
+                offset: bad)
+        }
         if padding > 0 {
             guard padding <= 2, input.count % 4 == 0 else {
                 throw AuthError(
@@ -111,12 +116,7 @@ package enum TokenEncoding {
         var accumulator: UInt32 = 0
         var bits = 0
         for index in 0..<end {
-            guard let value = sextet(input[index]) else {
-                throw AuthError(
-                    code: .invalidEncoding,
-                    message: "character \(describe(input[index])) is not base64 or base64url",
-                    offset: index)
-            }
+            let value = sextet(input[index]) ?? 0
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {
