@@ -165,7 +165,8 @@ package struct CBORReader {
                     message: "an indefinite-length string holds a chunk that is not a definite string of its type",
                     offset: chunkStart)
             }
-            let length = try checkLength(try readArgument(initial & 0x1F, at: chunkStart), minimumSize: 1, at: chunkStart)
+            let length = try checkLength(
+                try readArgument(initial & 0x1F, at: chunkStart), minimumSize: 1, at: chunkStart)
             joined.append(contentsOf: bytes[position..<position + length])
             position += length
         }
@@ -224,7 +225,8 @@ package struct CBORReader {
             break
         default:
             throw AuthError(
-                code: .unsupportedCBOR, message: "a map key is a \(key.typeName); only byte or text strings are accepted",
+                code: .unsupportedCBOR,
+                message: "a map key is a \(key.typeName); only byte or text strings are accepted",
                 offset: keyStart)
         }
         return CBORValue.Entry(key: key, value: try readItem(depth: depth + 1))

@@ -90,7 +90,8 @@ public struct DataSyncProjections: Sendable, Hashable {
             guard let projection = name.stringValue else {
                 throw AuthError(
                     code: .invalidToken,
-                    message: "projection for '\(key)' in '\(metaKey).\(scope)' is a \(name.typeName), expected a string")
+                    message: "projection for '\(key)' in '\(metaKey).\(scope)' is a \(name.typeName), expected a string"
+                )
             }
             let (type, id) = try split(key, scope: scope)
             table[type, default: [:]][id] = projection

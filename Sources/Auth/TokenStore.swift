@@ -90,7 +90,8 @@ public final class TokenStore: Sendable, CustomStringConvertible {
         let result: Result<String, any Error>
         do {
             let token = try await provider.token(for: reason)
-            result = token.isEmpty
+            result =
+                token.isEmpty
                 ? .failure(AuthError(code: .tokenUnavailable, message: "the token provider returned an empty token"))
                 : .success(token)
         } catch {

@@ -28,6 +28,7 @@ func exercise(_ bytes: [UInt8]) -> Int {
 }
 
 #if FUZZING
+    /// libFuzzer's entry point: one input per call.
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = exercise(Array(UnsafeBufferPointer(start: data, count: size)))

@@ -210,8 +210,9 @@ struct AccessTokenTests {
         case "unpadded base64url": text = unpadded
         case "padded base64url": text = padded
         case "standard base64": text = standard
-        case "percent-encoded": text = standard.replacingOccurrences(of: "+", with: "%2B")
-            .replacingOccurrences(of: "/", with: "%2f").replacingOccurrences(of: "=", with: "%3D")
+        case "percent-encoded":
+            text = standard.replacingOccurrences(of: "+", with: "%2B")
+                .replacingOccurrences(of: "/", with: "%2f").replacingOccurrences(of: "=", with: "%3D")
         default: text = "  \n" + unpadded + "\t "
         }
         let token = try AccessToken(parsing: text)

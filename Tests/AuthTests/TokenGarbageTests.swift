@@ -3,7 +3,6 @@ import Testing
 
 @testable import Auth
 
-
 private func text(_ item: Item) -> String {
     CBORTestEncoder.base64URL(CBORTestEncoder.encode(item))
 }
@@ -99,7 +98,10 @@ struct TokenGarbageTests {
                 tokenWith(
                     "meta",
                     .map([
-                        (.text("pn-projections"), .map([(.text("res"), .map([(.text("datasync:users:u"), .unsigned(1))]))]))
+                        (
+                            .text("pn-projections"),
+                            .map([(.text("res"), .map([(.text("datasync:users:u"), .unsigned(1))]))])
+                        )
                     ])), .invalidToken
             ),
             (
