@@ -149,7 +149,9 @@ package struct CBORReader {
 
     private mutating func readString(major: UInt8, info: UInt8, at start: Int) throws(AuthError) -> [UInt8] {
         guard info == 31 else {
-            let length = try checkLength(try readArgument(info, at: start), minimumSize: 1, at: start)
+            // The argument is read first: `checkLength` must see the position after it.
+            let declared = try readArgument(info, at: start)
+            let length = try checkLength(declared, minimumSize: 1, at: start)
             defer { position += length }
             return Array(bytes[position..<position + length])
         }
@@ -165,8 +167,8 @@ package struct CBORReader {
                     message: "an indefinite-length string holds a chunk that is not a definite string of its type",
                     offset: chunkStart)
             }
-            let length = try checkLength(
-                try readArgument(initial & 0x1F, at: chunkStart), minimumSize: 1, at: chunkStart)
+            let declared = try readArgument(initial & 0x1F, at: chunkStart)
+            let length = try checkLength(declared, minimumSize: 1, at: chunkStart)
             joined.append(contentsOf: bytes[position..<position + length])
             position += length
         }
@@ -193,7 +195,8 @@ package struct CBORReader {
             }
             return items
         }
-        let count = try checkLength(try readArgument(info, at: start), minimumSize: 1, at: start)
+        let declared = try readArgument(info, at: start)
+        let count = try checkLength(declared, minimumSize: 1, at: start)
         items.reserveCapacity(count)
         for _ in 0..<count {
             items.append(try readItem(depth: depth + 1))
@@ -209,7 +212,8 @@ package struct CBORReader {
             }
             return entries
         }
-        let count = try checkLength(try readArgument(info, at: start), minimumSize: 2, at: start)
+        let declared = try readArgument(info, at: start)
+        let count = try checkLength(declared, minimumSize: 2, at: start)
         entries.reserveCapacity(count)
         for _ in 0..<count {
             entries.append(try readEntry(depth: depth))

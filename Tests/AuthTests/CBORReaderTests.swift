@@ -100,6 +100,18 @@ struct CBORReaderTests {
             ("huge text", [0x7A, 0x7F, 0xFF, 0xFF, 0xFF, 0x61], .limitExceeded),
             ("huge array", [0x9B, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00], .limitExceeded),
             ("huge map", [0xBA, 0x10, 0x00, 0x00, 0x00, 0x01, 0x01], .limitExceeded),
+            // Found by fuzz-auth: the length check once counted the argument's own bytes as data.
+            (
+                "length counting its own argument bytes", [0x58, 0x09, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+                .truncated
+            ),
+            (
+                "8-byte length one short", [0x5B, 0, 0, 0, 0, 0, 0, 0, 0x09] + [UInt8](repeating: 1, count: 8),
+                .truncated
+            ),
+            ("array counting its argument", [0x98, 0x03, 0x01, 0x01], .truncated),
+            ("map counting its argument", [0xB8, 0x02, 0x41, 0x61, 0x01], .truncated),
+            ("indefinite chunk counting its argument", [0x5F, 0x58, 0x04, 0x01, 0x01, 0xFF], .truncated),
             ("map count beyond the bytes left", [0xA2, 0x41, 0x61, 0x01], .truncated),
         ] as [(String, [UInt8], AuthError.Code)])
     func rejects(name: String, bytes: [UInt8], code: AuthError.Code) {
