@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "Auth", "Transport"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
