@@ -21,6 +21,8 @@ public struct TokenRefreshReason: RawRepresentable, Sendable, Hashable, CustomSt
 ///   once with the new token.
 /// - Calls never overlap for one ``TokenStore``: however many requests need a token at once, one
 ///   call serves them all.
+/// - Finish promptly (give your own network call a timeout): every request that needs the token
+///   waits for this call, and a request cancelled meanwhile still waits for it to end.
 /// - Return a token your server obtained from Access Manager with its secret key. Never put the
 ///   secret key in the app.
 /// - Throw when no token can be had. A request without any token then fails with ``AuthError``

@@ -65,23 +65,31 @@ public final class TokenStore: Sendable, CustomStringConvertible {
     package func refresh(
         using provider: any TokenProvider, reason: TokenRefreshReason, replacing staleGeneration: UInt64
     ) async throws -> Snapshot {
-        let task: Task<Snapshot, any Error> = state.withLock { state in
+        enum Step {
+            case ready(Snapshot)
+            case wait(Task<Snapshot, any Error>)
+        }
+        let step: Step = state.withLock { state in
             if state.snapshot.generation != staleGeneration {
-                let current = state.snapshot
-                return Task { current }
+                return .ready(state.snapshot)
             }
             if let running = state.refresh, running.generation == staleGeneration {
-                return running.task
+                return .wait(running.task)
             }
             let id = state.nextRefreshID
             state.nextRefreshID &+= 1
+            // Unstructured on purpose: the refresh serves every waiting request, so one caller's
+            // cancellation must not cancel it for the others.
             let task = Task { [self] in
                 try await self.runRefresh(id: id, provider: provider, reason: reason, generation: staleGeneration)
             }
             state.refresh = (id, staleGeneration, task)
-            return task
+            return .wait(task)
         }
-        return try await task.value
+        switch step {
+        case .ready(let snapshot): return snapshot
+        case .wait(let task): return try await task.value
+        }
     }
 
     private func runRefresh(
