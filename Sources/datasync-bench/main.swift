@@ -4,6 +4,7 @@
 let groups: [BenchGroup] = [
     BenchGroup(name: "json", run: JSONBenchmarks.run),
     BenchGroup(name: "patch", run: PatchBenchmarks.run),
+    BenchGroup(name: "auth", run: AuthBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())
