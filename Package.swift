@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "JSONPatch", targets: ["JSONPatch"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
+        .library(name: "FilterExpression", targets: ["FilterExpression"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
@@ -23,8 +24,11 @@ let package = Package(
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .target(name: "FilterExpression", dependencies: ["JSONCore"]),
+        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "FilterExpression"]),
+        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
