@@ -22,7 +22,8 @@ public struct FilteringMode: RawRepresentable, Hashable, Sendable, Codable, Cust
     /// The raw value.
     public var description: String { rawValue }
 
-    /// Declared but neither filterable nor sortable.
+    /// Declared but neither filterable nor sortable. Against an optional mode, spell it
+    /// `FilteringMode.none` so it is not read as `Optional.none`.
     public static let none = FilteringMode(rawValue: "none")
     /// Usable with `filterFast` (and for sorting alone or alongside `filterFast`).
     public static let simple = FilteringMode(rawValue: "simple")

@@ -133,20 +133,22 @@ private struct ParserState {
         return operands.count == 1 ? operands[0] : .and(operands)
     }
 
-    private mutating func parseUnary() throws(FilterError) -> FilterNode {
-        guard current.kind == .not else { return try parsePrimary() }
+    /// `afterNot`: the operand of a `!`. A `(` right after `!` shares the `!`'s nesting level, so
+    /// that the printer's `!(…)` is never deeper than the text it was parsed from.
+    private mutating func parseUnary(afterNot: Bool = false) throws(FilterError) -> FilterNode {
+        guard current.kind == .not else { return try parsePrimary(afterNot: afterNot) }
         try enter()
         try advance()
-        let operand = try parseUnary()
+        let operand = try parseUnary(afterNot: true)
         depth -= 1
         return .not(operand)
     }
 
-    private mutating func parsePrimary() throws(FilterError) -> FilterNode {
+    private mutating func parsePrimary(afterNot: Bool) throws(FilterError) -> FilterNode {
         switch current.kind {
         case .leftParenthesis:
             let open = current
-            try enter()
+            if !afterNot { try enter() }
             try advance()
             let inner = try parseOr()
             switch current.kind {
@@ -158,7 +160,7 @@ private struct ParserState {
             default:
                 throw error(.unexpectedToken, expected: "'&&', '||' or ')'")
             }
-            depth -= 1
+            if !afterNot { depth -= 1 }
             return inner
         case .identifier(let property):
             return try parseCondition(property: property)

@@ -185,7 +185,8 @@ public struct FilterTokenizer: Sendable {
     }
 
     private static func isASCIIIdentifierContinue(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
     }
 
@@ -200,7 +201,8 @@ public struct FilterTokenizer: Sendable {
             position += 1
             guard isDigit(position) else {
                 throw FilterError(
-                    code: .unexpectedCharacter, summary: "unexpected character '-' (a minus sign must be followed by digits)",
+                    code: .unexpectedCharacter,
+                    summary: "unexpected character '-' (a minus sign must be followed by digits)",
                     found: "`-`", range: start..<start + 1, source: source)
             }
         }
@@ -343,7 +345,9 @@ public struct FilterTokenizer: Sendable {
     private mutating func readHex4(escapeStart: Int) throws(FilterError) -> UInt16 {
         var value: UInt16 = 0
         for _ in 0..<4 {
-            guard position < bytes.count else { throw invalidEscape(from: escapeStart, reason: "expected 4 hex digits") }
+            guard position < bytes.count else {
+                throw invalidEscape(from: escapeStart, reason: "expected 4 hex digits")
+            }
             let byte = bytes[position]
             let digit: UInt8
             switch byte {

@@ -121,7 +121,8 @@ public struct FilterValidator: Sendable {
                 FilterError(
                     code: .patternRequiresString,
                     summary: "\(condition.op.symbol) needs a string pattern, not a \(value.kindName)",
-                    expected: "a string", found: "`\(FilterPrinter.format(value))`", range: span?.value, source: source))
+                    expected: "a string", found: "`\(FilterPrinter.format(value))`", range: span?.value, source: source)
+            )
         }
         if value == .null, !condition.op.isEquality {
             problems.append(
@@ -219,7 +220,8 @@ public struct FilterValidator: Sendable {
         }
         guard let mode = declared[name] else {
             return FilterError(
-                code: .unknownProperty, summary: "unknown property `\(name)`: not declared on \(versionPhrase)" + signHint(name),
+                code: .unknownProperty,
+                summary: "unknown property `\(name)`: not declared on \(versionPhrase)" + signHint(name),
                 found: "`\(name)`", range: range, source: source)
         }
         if mode.permits(tier) { return nil }
@@ -227,7 +229,8 @@ public struct FilterValidator: Sendable {
             let use = sorting ? "sorting alongside `filter`" : "`filter`"
             return FilterError(
                 code: .propertyRequiresFullMode,
-                summary: "`\(name)` is declared with filtering mode `\(mode)`; \(use) needs `full` (use filterFast instead)",
+                summary:
+                    "`\(name)` is declared with filtering mode `\(mode)`; \(use) needs `full` (use filterFast instead)",
                 found: "`\(name)`", range: range, source: source)
         }
         return FilterError(

@@ -148,7 +148,8 @@ import Testing
         #expect(error.summary == "expected a value (string, number, true, false or null)")
         #expect(error.expected == "a value (string, number, true, false or null)")
         #expect(error.found == "end of input")
-        #expect(error.message == "expected a value (string, number, true, false or null) at column 8, found end of input")
+        #expect(
+            error.message == "expected a value (string, number, true, false or null) at column 8, found end of input")
         #expect(
             error.rendered == """
                 price <
@@ -158,7 +159,9 @@ import Testing
     }
 
     @Test func renderingUnderlinesTheWholeToken() throws {
-        let error = try #require(throws: FilterError.self) { try FilterParser().parse("price < 100 && stock >= active") }
+        let error = try #require(throws: FilterError.self) {
+            try FilterParser().parse("price < 100 && stock >= active")
+        }
         #expect(error.found == "`active`")
         #expect(
             error.rendered == """
@@ -194,6 +197,10 @@ import Testing
         let notError = try #require(throws: FilterError.self) { try FilterParser().parse(nots) }
         #expect(notError.code == .nestingTooDeep)
         #expect(try FilterParser(maximumDepth: 200).parse(tooDeep).root == cond("a"))
+        // `!(` counts as one level, so printing `!a` as `!(a)` never pushes a tree over the limit.
+        let deepestNots = String(repeating: "!", count: depth) + "a == 1"
+        let tree = try FilterParser().parse(deepestNots).root
+        #expect(try FilterParser().parse(FilterPrinter.print(tree)).root == tree)
     }
 
     @Test func longChainsStayFlat() throws {

@@ -134,7 +134,8 @@ import Testing
 
     @Test(arguments: violations)
     func eachRuleViolationIsReportedAtItsPosition(_ violation: Violation) {
-        let validator = FilterValidator(schema: violation.useSchema ? productSchema : nil, classVersion: violation.version)
+        let validator = FilterValidator(
+            schema: violation.useSchema ? productSchema : nil, classVersion: violation.version)
         let problems = validator.validate(violation.source, tier: violation.tier)
         let actual = problems.map { Violation.Expected(code: $0.code, column: $0.column) }
         #expect(actual == violation.expected)
@@ -156,7 +157,9 @@ import Testing
         let tooMany = FilterValidator().validate(ValidatorTests.eleven, tier: .filterFast)
         #expect(tooMany.first?.summary == "filterFast allows at most 10 conditions; this expression has 11")
         let rendered = try #require(tooMany.first?.rendered)
-        #expect(rendered.split(separator: "\n").dropFirst().first?.hasSuffix("^" + String(repeating: "~", count: "p11 == 11".count - 1)) == true, "\(rendered)")
+        #expect(
+            rendered.split(separator: "\n").dropFirst().first?.hasSuffix(
+                "^" + String(repeating: "~", count: "p11 == 11".count - 1)) == true, "\(rendered)")
     }
 
     @Test func latestVersionIsUsedWhenNoneIsGiven() {
@@ -202,7 +205,10 @@ import Testing
         #expect(validator.validate(lonely).map(\.code) == [.malformedExpression])
         let fine = Filter.property("price") < 100 && Filter.property("stock") > 0
         #expect(fine.validate(schema: productSchema, classVersion: 1, tier: .filterFast).isEmpty)
-        #expect(fine.validate(schema: productSchema, classVersion: 1, tier: .filter).map(\.code) == [.propertyRequiresFullMode])
+        #expect(
+            fine.validate(schema: productSchema, classVersion: 1, tier: .filter).map(\.code) == [
+                .propertyRequiresFullMode
+            ])
     }
 
     @Test func tiersDescribeThemselves() {
@@ -261,15 +267,19 @@ import Testing
         SortCase("stock:desc", alongside: .filter, version: 2, []),
         SortCase("color", alongside: .filter, [(.propertyRequiresFullMode, 1)]),
         SortCase("color", version: 1, [(.unknownProperty, 1)]),
-        SortCase("eTag,weight,name:sideways", [(.propertyNotSortable, 1), (.unknownProperty, 6), (.invalidSortDirection, 18)]),
+        SortCase(
+            "eTag,weight,name:sideways",
+            [(.propertyNotSortable, 1), (.unknownProperty, 6), (.invalidSortDirection, 18)]),
         SortCase("price", version: 5, [(.unknownClassVersion, nil)]),
     ]
 
     @Test(arguments: cases)
     func sortFieldsAreValidated(_ testCase: SortCase) {
-        let validator = FilterValidator(schema: testCase.useSchema ? productSchema : nil, classVersion: testCase.version)
+        let validator = FilterValidator(
+            schema: testCase.useSchema ? productSchema : nil, classVersion: testCase.version)
         let problems = validator.validateSort(testCase.sort, alongside: testCase.tier)
-        #expect(problems.map { ValidatorTests.Violation.Expected(code: $0.code, column: $0.column) } == testCase.expected)
+        #expect(
+            problems.map { ValidatorTests.Violation.Expected(code: $0.code, column: $0.column) } == testCase.expected)
     }
 
     @Test func aLeadingSignGetsAHint() throws {
@@ -288,6 +298,8 @@ import Testing
         let error = try #require(throws: FilterError.self) { try FilterSort(parsing: "a,,b:up") }
         #expect(error.code == .emptySortField)
         let keys = FilterSort([.init("stock", ascending: false)])
-        #expect(FilterValidator(schema: productSchema, classVersion: 1).validateSort(keys, alongside: .filter).map(\.code) == [.propertyRequiresFullMode])
+        #expect(
+            FilterValidator(schema: productSchema, classVersion: 1).validateSort(keys, alongside: .filter).map(\.code)
+                == [.propertyRequiresFullMode])
     }
 }
