@@ -78,7 +78,8 @@ public struct FilterValidator: Sendable {
             let span = spans.flatMap { index < $0.count ? $0[index] : nil }
             checkCondition(condition, span: span, source: source, tier: tier, declared: declared, into: &problems)
         }
-        if let limit = tier?.conditionLimit, conditions.count > limit {
+        if let cap = tier?.conditionLimit, conditions.count > max(cap, 0) {
+            let limit = max(cap, 0)
             let span = spans.flatMap { limit < $0.count ? $0[limit] : nil }
             let tierName = tier?.description ?? "filterFast"
             problems.append(

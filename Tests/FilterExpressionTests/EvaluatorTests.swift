@@ -166,3 +166,62 @@ import Testing
         #expect(LikePattern("X", for: .ilike)?.matches("x") == true)
     }
 }
+
+@Suite struct LikePatternPropertyTests {
+    enum Piece: Equatable {
+        case literal(Unicode.Scalar)
+        case wildcard
+    }
+
+    /// A plain backtracking matcher over scalars: slow but obviously right.
+    static func reference(_ pieces: ArraySlice<Piece>, _ text: ArraySlice<Unicode.Scalar>) -> Bool {
+        guard let first = pieces.first else { return text.isEmpty }
+        switch first {
+        case .literal(let scalar):
+            guard text.first == scalar else { return false }
+            return reference(pieces.dropFirst(), text.dropFirst())
+        case .wildcard:
+            for start in text.indices + [text.endIndex] where reference(pieces.dropFirst(), text[start...]) {
+                return true
+            }
+            return false
+        }
+    }
+
+    @Test(arguments: [7, 8, 9] as [UInt64])
+    func matchesAgreeWithABacktrackingReference(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let alphabet: [Unicode.Scalar] = ["a", "b", "A", "*", "\\", "\u{E9}", "\u{C9}"]
+        for _ in 0..<3000 {
+            // Build the pattern text and the pieces it means at the same time.
+            var pattern = ""
+            var pieces: [Piece] = []
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                switch Int.random(in: 0...5, using: &random) {
+                case 0, 1:
+                    pattern += "*"
+                    pieces.append(.wildcard)
+                case 2:
+                    pattern += "\\*"
+                    pieces.append(.literal("*"))
+                default:
+                    let scalar = alphabet.filter { $0 != "*" && $0 != "\\" }.randomElement(using: &random) ?? "a"
+                    pattern.unicodeScalars.append(scalar)
+                    pieces.append(.literal(scalar))
+                }
+            }
+            var text = ""
+            for _ in 0..<Int.random(in: 0...7, using: &random) {
+                text.unicodeScalars.append(alphabet.randomElement(using: &random) ?? "a")
+            }
+            let sensitive = Self.reference(pieces[...], Array(text.unicodeScalars)[...])
+            #expect(LikePattern(pattern, caseSensitive: true).matches(text) == sensitive, "\(pattern) vs \(text)")
+            let folded = pieces.map { piece -> Piece in
+                guard case .literal(let scalar) = piece else { return piece }
+                return .literal(String(scalar).lowercased().unicodeScalars.first ?? scalar)
+            }
+            let insensitive = Self.reference(folded[...], Array(text.lowercased().unicodeScalars)[...])
+            #expect(LikePattern(pattern, caseSensitive: false).matches(text) == insensitive, "\(pattern) vs \(text)")
+        }
+    }
+}

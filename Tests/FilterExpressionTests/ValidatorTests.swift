@@ -118,6 +118,8 @@ import Testing
         Violation(eleven, tier: .filterFast(conditionLimit: 11), []),
         Violation(eleven, tier: .filterFast(conditionLimit: 3), [(.tooManyConditions, 34)]),
         Violation(eleven, tier: .filter, []),
+        Violation("a == 1", tier: .filterFast(conditionLimit: 0), [(.tooManyConditions, 1)]),
+        Violation("a == 1", tier: .filterFast(conditionLimit: -5), [(.tooManyConditions, 1)]),
         Violation(eleven, []),
         Violation("price > 1", schema: true, version: 7, [(.unknownClassVersion, nil)]),
         Violation("price > null", schema: true, version: 7, [(.unknownClassVersion, nil), (.nullRequiresEquality, 7)]),
