@@ -25,6 +25,12 @@ let fuzzObject: JSONValue = [
     "id": "p-1", "price": 79.99, "stock": 3, "name": "Blue Sneaker*", "status": nil, "tags": ["a"], "off": true,
 ]
 
+/// Reports a broken invariant and stops, so the fuzzer keeps the input as a crash.
+func fail(_ message: String) -> Never {
+    print(message)
+    abort()
+}
+
 func exercise(_ bytes: [UInt8]) {
     let source = String(decoding: bytes, as: UTF8.self)
     _ = try? FilterTokenizer.tokenize(source)
@@ -38,17 +44,17 @@ func exercise(_ bytes: [UInt8]) {
     }
     let printed = FilterPrinter.print(parsed.root)
     guard (try? FilterTokenizer.tokenize(printed)) != nil else {
-        fatalError("printed text does not tokenize: \(printed)")
+        fail("printed text does not tokenize: \(printed)")
     }
     let reparsed: ParsedFilter
     do {
         reparsed = try FilterParser().parse(printed)
     } catch {
-        fatalError("printed text does not parse: \(printed)\n\(error.rendered)")
+        fail("printed text does not parse: \(printed)\n\(error.rendered)")
     }
-    guard reparsed.root == parsed.root else { fatalError("round trip changed the tree: \(source) -> \(printed)") }
-    guard FilterPrinter.print(reparsed.root) == printed else { fatalError("printing is not stable: \(printed)") }
-    guard parsed.spans.count == parsed.root.conditionCount else { fatalError("one span per condition") }
+    guard reparsed.root == parsed.root else { fail("round trip changed the tree: \(source) -> \(printed)") }
+    guard FilterPrinter.print(reparsed.root) == printed else { fail("printing is not stable: \(printed)") }
+    guard parsed.spans.count == parsed.root.conditionCount else { fail("one span per condition") }
     for tier in [FilterTier.filterFast, .filter] {
         for version in [nil, 1, 3] as [Int?] {
             _ = FilterValidator(schema: fuzzSchema, classVersion: version).validate(parsed, tier: tier).map(\.rendered)
