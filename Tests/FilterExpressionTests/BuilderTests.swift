@@ -83,3 +83,21 @@ import Testing
         #expect(!prefix.matches(["path": "C:/Windows"]))
     }
 }
+
+@Suite struct DocumentationExampleTests {
+    @Test func theOverviewExampleHolds() throws {
+        let filter = Filter.property("price") < 100 && Filter.property("name").like("*sneaker*")
+        #expect(filter.expression == #"price < 100 && name LIKE "*sneaker*""#)
+        var schema = FilterSchema(className: "Product")
+        schema.declare("price", mode: .full, version: 1)
+        schema.declare("name", mode: .simple, version: 1)
+        let validator = FilterValidator(schema: schema)
+        #expect(validator.validate(filter.expression, tier: .filterFast).isEmpty)
+        let problems = validator.validate(filter.expression, tier: .filter)
+        #expect(problems.map(\.code) == [.propertyRequiresFullMode])
+        #expect(problems.first?.column == 16)
+        #expect(validator.validateSort("name,price:desc").isEmpty)
+        let evaluator = try FilterEvaluator(parsing: filter.expression)
+        #expect(evaluator.matches(["price": 79.99, "name": "Blue Sneaker"] as JSONValue))
+    }
+}
