@@ -5,6 +5,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "json", run: JSONBenchmarks.run),
     BenchGroup(name: "patch", run: PatchBenchmarks.run),
     BenchGroup(name: "auth", run: AuthBenchmarks.run),
+    BenchGroup(name: "filter", run: FilterBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())
