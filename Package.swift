@@ -14,7 +14,9 @@ let package = Package(
     products: [
         .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "JSONPatch", targets: ["JSONPatch"]),
+        .library(name: "FilterExpression", targets: ["FilterExpression"]),
         .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "Auth", targets: ["Auth"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
@@ -22,23 +24,42 @@ let package = Package(
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
+        // Libraries
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
+        .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
+        .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
-        .target(name: "DataSync", dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport"]),
-        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
+        .target(
+            name: "DataSync",
+            dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport", "Auth", "FilterExpression"]),
+
+        // Executables
         .executableTarget(
-            name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncModels", "DataSync", "Transport"]),
+            name: "datasync-bench",
+            dependencies: [
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncModels", "DataSync",
+            ]
+        ),
+
+        // Fuzz harnesses (Documentation/Fuzzing.md)
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore"]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
+
+        // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(
             name: "DataSyncTests",
             dependencies: ["DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
-        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
-        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )
