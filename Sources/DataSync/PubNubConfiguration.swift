@@ -1,3 +1,4 @@
+public import Auth
 public import Transport
 
 /// Everything a ``PubNub`` client needs: keys, identity, where the service is, and how requests
@@ -36,13 +37,25 @@ public struct PubNubConfiguration: Sendable {
     public var requestTimeout: Duration?
     /// Where completion closures run; ``PubNub/CompletionContext/immediate`` by default.
     public var completionContext: PubNub.CompletionContext
+    /// Asked for a token when none is set, and once more when the service says the token expired
+    /// (the failed request is then resent once); `nil` never asks.
+    public var tokenProvider: (any TokenProvider)?
+    /// Whether `filterFast`, `filter` and `sort` are checked with the FilterExpression module
+    /// before a list request is sent (`false` by default: the service validates them).
+    ///
+    /// When on, a syntax error, a rule violation (a pattern on a non-string, `null` with an
+    /// ordering operator, more than 10 conditions in `filterFast`), an invalid sort field, or both
+    /// filters in one call fail with `.invalidFilterExpression` and nothing is sent. No class
+    /// schema is known to the client, so property names are not checked against declarations.
+    public var validatesFiltersLocally: Bool
 
     /// Creates a configuration. Every setting after `useSecureConnections` has a default.
     public init(
         publishKey: String?, subscribeKey: String, userId: String, authToken: String? = nil,
         origin: String = "ps.pndsn.com", useSecureConnections: Bool = true, transport: (any HTTPClient)? = nil,
         middlewares: [any HTTPMiddleware] = [], requestTimeout: Duration? = nil,
-        completionContext: PubNub.CompletionContext = .immediate
+        completionContext: PubNub.CompletionContext = .immediate, tokenProvider: (any TokenProvider)? = nil,
+        validatesFiltersLocally: Bool = false
     ) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
@@ -54,5 +67,7 @@ public struct PubNubConfiguration: Sendable {
         self.middlewares = middlewares
         self.requestTimeout = requestTimeout
         self.completionContext = completionContext
+        self.tokenProvider = tokenProvider
+        self.validatesFiltersLocally = validatesFiltersLocally
     }
 }

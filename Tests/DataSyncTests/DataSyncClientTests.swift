@@ -21,7 +21,7 @@ struct DataSyncClientTests {
         var configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: "demo", userId: "tester", origin: origin, useSecureConnections: secure,
             transport: recorder)
-        configuration.retryPolicy = .none
+        // RETRY-PENDING
         return PubNub(configuration: configuration)
     }
 

@@ -21,7 +21,7 @@ enum Fixtures {
         var configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: subscribeKey, userId: userId, authToken: authToken, transport: transport,
             completionContext: completionContext)
-        configuration.retryPolicy = .none
+        // RETRY-PENDING
         return PubNub(configuration: configuration)
     }
 
