@@ -1,9 +1,6 @@
+// Only `import DataSync` (plus the test tools): the guide's snippets must compile with it alone.
 import DataSync
-import DataSyncModels
 import DataSyncTestSupport
-import Foundation
-import JSONCore
-import JSONPatch
 import Testing
 import Transport
 
@@ -27,6 +24,28 @@ struct DataSyncGuideTests {
 
     private func answer(_ status: Int, _ body: String) -> Result<HTTPResponse, TransportError> {
         .success(HTTPResponse(status: status, body: Array(body.utf8)))
+    }
+
+    @Test("the guide's snippets compile with import DataSync alone")
+    func snippetsCompile() async throws {
+        struct Profile: JSONCodable {
+            var firstName: String
+            var email: String
+        }
+        let (pubnub, recorder) = Fixtures.recorded(body: Fixtures.envelope(Fixtures.user("user-1")))
+        let dataSync = pubnub.dataSync
+        let alice = try await dataSync.createUser(
+            classVersion: 1, id: "user-1", status: "active",
+            payload: Profile(firstName: "Alice", email: "alice@acme.test"))
+        let profile: Profile? = try? alice.payload(as: Profile.self)
+        #expect(profile == nil)  // the canned answer has no payload
+        let patched = try await dataSync.updateUser(
+            id: "user-1",
+            operations: [.replace(path: "/payload/email", value: "a@acme.test"), .remove(path: "/payload/nickname")])
+        #expect(patched.classLevel == .global)
+        let sort: [PubNub.DataSyncSortField] = [.init(property: "createdAt", ascending: false)]
+        #expect(PubNubDataSyncSortField.queryValue(for: sort) == "createdAt:desc")
+        #expect(recorder.requests.count == 2)
     }
 
     @Test("a stale eTag is refetched and the write retried with the fresh one")
