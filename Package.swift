@@ -22,9 +22,11 @@ let package = Package(
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib"]),
+        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncEmulator"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator"]),
     ],
     swiftLanguageModes: [.v6]
 )
