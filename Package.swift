@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncEmulator"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

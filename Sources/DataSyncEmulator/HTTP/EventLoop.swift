@@ -141,14 +141,14 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - The loop
 
     private func run() {
-        while true {
+        loop: while true {
             buildPollSet()
             let timeout = pollTimeout(now: Socket.now())
             let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
-            if ready < 0 && Socket.lastError != EINTR { break }
+            if ready < 0 && Socket.lastError != EINTR { break loop }
             let now = Socket.now()
             if ready > 0 {
-                if pollSet[0].revents != 0 && drainWakePipeAndInbox(now: now) { return }
+                if pollSet[0].revents != 0 && drainWakePipeAndInbox(now: now) { break loop }
                 for index in 1..<pollSet.count {
                     let revents = pollSet[index].revents
                     guard revents != 0 else { continue }

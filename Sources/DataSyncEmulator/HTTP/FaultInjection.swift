@@ -137,7 +137,9 @@ public struct HTTPTestingHandler: ServerHandler {
     }
 
     private static func echo(_ request: ServerRequest) -> ServerResponse {
-        let headers: [JSONValue] = request.headers.map { .object(["name": .string($0.name), "value": .string($0.value)]) }
+        let headers: [JSONValue] = request.headers.map {
+            .object(["name": .string($0.name), "value": .string($0.value)])
+        }
         let description: JSONValue = .object([
             "method": .string(request.method),
             "target": .string(request.target),

@@ -5,15 +5,15 @@ import Foundation
 /// `@unchecked Sendable` is safe here: `value` is private and only read or written inside
 /// `withLock`, which holds `lock` for the whole access, so no two threads touch it at once. The
 /// closure never suspends (it is synchronous), so the lock is never held across an `await`.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

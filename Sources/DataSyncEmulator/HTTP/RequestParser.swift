@@ -282,7 +282,8 @@ struct RequestParser {
             lineStart = lineFeed + 1
         }
         if minorVersion > 1 { minorVersion = 1 }
-        return try interpret(method: method, target: target, minorVersion: minorVersion, headers: headers, limits: limits)
+        return try interpret(
+            method: method, target: target, minorVersion: minorVersion, headers: headers, limits: limits)
     }
 
     private static func parseRequestLine(

@@ -52,8 +52,9 @@ enum Socket {
 
     /// Creates a non-blocking listening socket bound to `host` (an IPv4 or IPv6 literal, or
     /// `localhost`) and `port`, and returns it with the port actually bound.
-    static func makeListener(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: UInt16)
-    {
+    static func makeListener(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (
+        fd: Int32, port: UInt16
+    ) {
         let literal = host == "localhost" ? "127.0.0.1" : host
         var address4 = sockaddr_in()
         var address6 = sockaddr_in6()
@@ -115,7 +116,9 @@ enum Socket {
         }
         let boundPort: UInt16 = withUnsafePointer(to: &storage) { pointer in
             if family == AF_INET {
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
             }
             return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                 UInt16(bigEndian: $0.pointee.sin6_port)
