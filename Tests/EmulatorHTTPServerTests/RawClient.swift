@@ -54,8 +54,16 @@ actor RawClient {
         if !closed { Glibc.close(fd) }
     }
 
-    static func connect(port: UInt16, host: String = "127.0.0.1") async throws -> RawClient {
-        let fd = try await Blocking.run { try openSocket(port: port, host: host) }
+    /// Connects and, when `initialBytes` is not empty, sends them right after connecting on the
+    /// same thread (so they arrive well within any idle timeout).
+    static func connect(port: UInt16, host: String = "127.0.0.1", sending initialBytes: String = "") async throws
+        -> RawClient
+    {
+        let fd = try await Blocking.run {
+            let fd = try openSocket(port: port, host: host)
+            if !initialBytes.isEmpty { try writeAll(fd, Array(initialBytes.utf8)) }
+            return fd
+        }
         return RawClient(fd: fd)
     }
 

@@ -236,7 +236,9 @@ final class EventLoop: @unchecked Sendable {
                 let head = connection.head
             else { continue }
             connection.task = nil
-            let output = ResponseSerializer.serialize(delivery.response, method: head.method, keepAlive: head.keepAlive)
+            let output = ResponseSerializer.serialize(
+                delivery.response, method: head.method, keepAlive: head.keepAlive,
+                announcesKeepAlive: head.minorVersion == 0)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
         }
         return false

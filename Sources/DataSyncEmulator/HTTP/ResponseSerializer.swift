@@ -10,7 +10,10 @@ enum ResponseSerializer {
     /// Headers the server owns; a handler's values for them are dropped.
     private static let serverOwned: Set<String> = ["content-length", "transfer-encoding", "connection"]
 
-    static func serialize(_ response: ServerResponse, method: String, keepAlive: Bool) -> Output {
+    /// `announcesKeepAlive` adds `Connection: keep-alive` (HTTP/1.0 clients need it to reuse the connection).
+    static func serialize(
+        _ response: ServerResponse, method: String, keepAlive: Bool, announcesKeepAlive: Bool = false
+    ) -> Output {
         if response.fault?.kind == .dropConnection { return Output(bytes: [], closeAfter: true) }
         var status = response.status
         var body = response.body
@@ -51,7 +54,11 @@ enum ResponseSerializer {
                 head += "Content-Length: \(body.count)\r\n"
             }
         }
-        if closeAfter { head += "Connection: close\r\n" }
+        if closeAfter {
+            head += "Connection: close\r\n"
+        } else if announcesKeepAlive {
+            head += "Connection: keep-alive\r\n"
+        }
         head += "\r\n"
         var bytes = Array(head.utf8)
         guard !omitsBody else { return Output(bytes: bytes, closeAfter: closeAfter) }
