@@ -24,20 +24,48 @@ enum ServerBenchmarks {
         var description: String
     }
 
+    private struct Figures {
+        var idle: Double
+        var busy: Double
+        var bytesPerHeld: Double?
+    }
+
     static func run() async throws -> [BenchRow] {
-        let server = HTTPServer(handler: SmallHandler())
+        let ours = try await measure(backend: .automatic)
+        let poll = try await measure(backend: .poll)
+        var rows = [
+            BenchRow(
+                scenario: "server: sequential small GETs, keep-alive", unit: "req/s", ours: ours.idle,
+                baselineName: "same server on poll(2)", baseline: poll.idle),
+            BenchRow(
+                scenario: "server: same, with 1,000 held requests open", unit: "req/s", ours: ours.busy,
+                baselineName: "same server on poll(2)", baseline: poll.busy),
+        ]
+        if let bytes = ours.bytesPerHeld {
+            rows.append(
+                BenchRow(
+                    scenario: "server: memory per held request (RSS delta / 1,000)", unit: "bytes", ours: bytes,
+                    baselineName: "same server on poll(2)", baseline: poll.bytesPerHeld, higherIsBetter: false))
+        }
+        return rows
+    }
+
+    private static func measure(backend: EventBackend) async throws -> Figures {
+        var configuration = HTTPServer.Configuration()
+        configuration.eventBackend = backend
+        let server = HTTPServer(configuration: configuration, handler: SmallHandler())
         try await server.start()
         do {
-            let rows = try await measure(server)
+            let figures = try await measure(server)
             await server.stop()
-            return rows
+            return figures
         } catch {
             await server.stop()
             throw error
         }
     }
 
-    private static func measure(_ server: HTTPServer) async throws -> [BenchRow] {
+    private static func measure(_ server: HTTPServer) async throws -> Figures {
         guard let port = server.port else { throw BenchError(description: "no port") }
         let idle = try await onThread { try sequentialGets(port: port) }
 
@@ -56,20 +84,8 @@ enum ServerBenchmarks {
         while server.statistics.requestsReceived < received + held { try await Task.sleep(for: .milliseconds(10)) }
         let after = Bench.residentBytes()
         let busy = try await onThread { try sequentialGets(port: port) }
-
-        var rows = [
-            BenchRow(scenario: "server: sequential small GETs, keep-alive", unit: "req/s", ours: idle),
-            BenchRow(
-                scenario: "server: same, with 1,000 held requests open", unit: "req/s", ours: busy,
-                baselineName: "no held requests", baseline: idle),
-        ]
-        if let before, let after {
-            rows.append(
-                BenchRow(
-                    scenario: "server: memory per held request (RSS delta / 1,000)", unit: "bytes",
-                    ours: Double(max(0, after - before)) / Double(held), higherIsBetter: false))
-        }
-        return rows
+        let bytesPerHeld = before.flatMap { before in after.map { Double(max(0, $0 - before)) / Double(held) } }
+        return Figures(idle: idle, busy: busy, bytesPerHeld: bytesPerHeld)
     }
 
     /// Runs blocking socket work on a thread of its own, never on a cooperative thread.

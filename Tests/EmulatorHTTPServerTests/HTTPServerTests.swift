@@ -54,8 +54,11 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
-        try await withServer { server, port in
+    @Test(arguments: [EventBackend.automatic, .poll])
+    func pipelinedRequestsAreAnsweredInOrder(backend: EventBackend) async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.eventBackend = backend
+        try await withServer(configuration) { server, port in
             let client = try await RawClient.connect(port: port)
             try await client.send(
                 "GET /delay/20 HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -279,9 +282,12 @@ struct HTTPServerTests {
         #expect(server.statistics.openConnections == 0)
     }
 
-    @Test func clientDisconnectCancelsTheHandler() async throws {
+    @Test(arguments: [EventBackend.automatic, .poll])
+    func clientDisconnectCancelsTheHandler(backend: EventBackend) async throws {
         let recorder = EventRecorder()
-        try await withServer(handler: recorder.handler) { server, port in
+        var configuration = HTTPServer.Configuration()
+        configuration.eventBackend = backend
+        try await withServer(configuration, handler: recorder.handler) { server, port in
             let client = try await RawClient.connect(port: port)
             try await client.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = await recorder.wait(for: 1) { $0.isStarted }
@@ -296,10 +302,13 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func thousandHeldRequestsThenStop() async throws {
+    @Test(arguments: [EventBackend.automatic, .poll])
+    func thousandHeldRequestsThenStop(backend: EventBackend) async throws {
         let recorder = EventRecorder()
         let count = 1000
-        let server = HTTPServer(handler: recorder.handler)
+        var configuration = HTTPServer.Configuration()
+        configuration.eventBackend = backend
+        let server = HTTPServer(configuration: configuration, handler: recorder.handler)
         try await server.start()
         let port = try #require(server.port)
         let sockets = try await Blocking.run {

@@ -15,6 +15,8 @@ final class Connection {
     let id: UInt64
     let fd: Int32
     var phase = Phase.reading
+    /// The events the poller watches for this connection.
+    var registeredEvents: Int16 = 0
     var parser: RequestParser
 
     /// Received bytes; those before `readIndex` are consumed.

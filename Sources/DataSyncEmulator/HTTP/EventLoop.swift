@@ -8,8 +8,8 @@ import Foundation
     import Darwin
 #endif
 
-/// The server's I/O engine: one thread waiting in `poll(2)` over the listening socket, a wake-up
-/// pipe and every connection, all non-blocking. Handlers run as tasks; their responses come back
+/// The server's I/O engine: one thread waiting for readiness (epoll on Linux, `poll(2)` elsewhere,
+/// see ``Poller``) on the listening socket, a wake-up pipe and every connection, all non-blocking. Handlers run as tasks; their responses come back
 /// through a locked inbox and a byte on the wake-up pipe.
 ///
 /// `@unchecked Sendable` is safe: every stored property except `shared`, `handler` and the
@@ -36,12 +36,9 @@ final class EventLoop: @unchecked Sendable {
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
     /// Bytes buffered from a connection whose request is with the handler before reading pauses.
     private let handlingInputCap: Int
-    #if os(Linux)
-        /// `POLLRDHUP` (peer shut down its side); Glibc does not export it to Swift.
-        private static let readHangUp: Int16 = 0x2000
-    #else
-        private static let readHangUp: Int16 = 0
-    #endif
+    private static let readHangUp = Poller.readHangUp
+    private static let wakeToken: UInt64 = 0
+    private static let listenerToken: UInt64 = 1
 
     private let shared = Locked(Shared())
     private let handler: any ServerHandler
@@ -57,11 +54,14 @@ final class EventLoop: @unchecked Sendable {
     private var listener: Int32
     private var connections: [UInt64: Connection] = [:]
     private var liveTasks: [UInt64: Task<Void, Never>] = [:]
-    private var nextID: UInt64 = 1
+    private var nextID: UInt64 = 16
     private var acceptPausedUntil: UInt64 = 0
+    private var listenerRegistered = false
+    /// No connection deadline falls before this (it may be earlier than the true earliest, never later).
+    private var earliestDeadline: UInt64?
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
-    private var pollSet: [pollfd] = []
-    private var pollOwners: [Connection?] = []
+    private let poller: Poller
+    private var ready: [Poller.Ready] = []
 
     init(listener: Int32, configuration: HTTPServer.Configuration, handler: any ServerHandler) throws(HTTPServerError) {
         var pipeEnds: [Int32] = [-1, -1]
@@ -74,6 +74,13 @@ final class EventLoop: @unchecked Sendable {
             Socket.setCloseOnExec(end)
             _ = Socket.setNonBlocking(end)
         }
+        do {
+            self.poller = try Poller(backend: configuration.eventBackend)
+        } catch {
+            for fd in pipeEnds + [listener] { close(fd) }
+            throw error
+        }
+        poller.add(pipeEnds[0], token: Self.wakeToken, events: Int16(POLLIN))
         self.wakeRead = pipeEnds[0]
         self.wakeWrite = pipeEnds[1]
         self.listener = listener
@@ -142,56 +149,65 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         loop: while true {
-            buildPollSet()
-            let timeout = pollTimeout(now: Socket.now())
-            let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
-            if ready < 0 && Socket.lastError != EINTR { break loop }
+            updateListenerRegistration(now: Socket.now())
+            guard poller.wait(timeout: pollTimeout(now: Socket.now()), into: &ready) else { break loop }
             let now = Socket.now()
-            if ready > 0 {
-                if pollSet[0].revents != 0 && drainWakePipeAndInbox(now: now) { break loop }
-                for index in 1..<pollSet.count {
-                    let revents = pollSet[index].revents
-                    guard revents != 0 else { continue }
-                    if let connection = pollOwners[index] {
-                        service(connection, revents: revents, now: now)
-                    } else {
-                        acceptConnections(now: now)
-                    }
+            for event in ready {
+                switch event.token {
+                case Self.wakeToken:
+                    if drainWakePipeAndInbox(now: now) { break loop }
+                case Self.listenerToken:
+                    acceptConnections(now: now)
+                default:
+                    guard let connection = connections[event.token] else { continue }
+                    service(connection, revents: event.events, now: now)
+                    refresh(connection)
                 }
             }
-            expireDeadlines(now: now)
+            if let earliestDeadline, earliestDeadline <= now { expireDeadlines(now: now) }
         }
         finish()
     }
 
-    private func buildPollSet() {
-        pollSet.removeAll(keepingCapacity: true)
-        pollOwners.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-        pollOwners.append(nil)
-        if listener >= 0 && connections.count < configuration.maximumConnections
-            && Socket.now() >= acceptPausedUntil
-        {
-            pollSet.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
-            pollOwners.append(nil)
+    /// Watches the listener only while there is room for another connection and accepting is not
+    /// paused after running out of descriptors.
+    private func updateListenerRegistration(now: UInt64) {
+        guard listener >= 0 else { return }
+        let wanted = connections.count < configuration.maximumConnections && now >= acceptPausedUntil
+        guard wanted != listenerRegistered else { return }
+        if wanted {
+            poller.add(listener, token: Self.listenerToken, events: Int16(POLLIN))
+        } else {
+            poller.remove(listener)
         }
-        for connection in connections.values {
-            var events: Int16 = 0
-            switch connection.phase {
-            case .reading:
-                events = Int16(POLLIN)
-                if connection.hasPendingOutput { events |= Int16(POLLOUT) }
-            case .handling:
-                events = Self.readHangUp
-                if connection.input.count - connection.readIndex < handlingInputCap { events |= Int16(POLLIN) }
-            case .writing:
-                events = Int16(POLLOUT)
-            case .lingering:
-                events = Int16(POLLIN)
-            }
-            pollSet.append(pollfd(fd: connection.fd, events: events, revents: 0))
-            pollOwners.append(connection)
+        listenerRegistered = wanted
+    }
+
+    /// The events a connection's phase calls for.
+    private func interest(of connection: Connection) -> Int16 {
+        switch connection.phase {
+        case .reading:
+            return connection.hasPendingOutput ? Int16(POLLIN | POLLOUT) : Int16(POLLIN)
+        case .handling:
+            // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered.
+            let buffered = connection.input.count - connection.readIndex
+            return buffered < handlingInputCap ? Int16(POLLIN) | Self.readHangUp : Self.readHangUp
+        case .writing:
+            return Int16(POLLOUT)
+        case .lingering:
+            return Int16(POLLIN)
         }
+    }
+
+    /// Brings a connection's registration and the earliest deadline up to date after it changed.
+    private func refresh(_ connection: Connection) {
+        guard connections[connection.id] != nil else { return }
+        let wanted = interest(of: connection)
+        if wanted != connection.registeredEvents {
+            poller.modify(connection.fd, token: connection.id, events: wanted)
+            connection.registeredEvents = wanted
+        }
+        if let deadline = deadline(of: connection) { earliestDeadline = min(earliestDeadline ?? deadline, deadline) }
     }
 
     private func deadline(of connection: Connection) -> UInt64? {
@@ -209,10 +225,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func pollTimeout(now: UInt64) -> Int32 {
-        var earliest: UInt64?
-        for connection in connections.values {
-            if let deadline = deadline(of: connection) { earliest = min(earliest ?? deadline, deadline) }
-        }
+        var earliest = earliestDeadline
         if acceptPausedUntil > now { earliest = min(earliest ?? acceptPausedUntil, acceptPausedUntil) }
         guard let earliest else { return -1 }
         guard earliest > now else { return 0 }
@@ -240,16 +253,19 @@ final class EventLoop: @unchecked Sendable {
                 delivery.response, method: head.method, keepAlive: head.keepAlive,
                 announcesKeepAlive: head.minorVersion == 0)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
+            refresh(connection)
         }
         return false
     }
 
     private func finish() {
         if listener >= 0 {
+            if listenerRegistered { poller.remove(listener) }
             close(listener)
             listener = -1
         }
         for connection in Array(connections.values) { closeConnection(connection) }
+        poller.remove(wakeRead)
         let tasks = Array(liveTasks.values)
         liveTasks.removeAll()
         let waiters = shared.withLock { shared in
@@ -287,6 +303,9 @@ final class EventLoop: @unchecked Sendable {
             let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
             nextID += 1
             connections[connection.id] = connection
+            connection.registeredEvents = interest(of: connection)
+            poller.add(fd, token: connection.id, events: connection.registeredEvents)
+            refresh(connection)
             shared.withLock {
                 $0.statistics.connectionsAccepted += 1
                 $0.statistics.openConnections += 1
@@ -460,10 +479,18 @@ final class EventLoop: @unchecked Sendable {
         Socket.shutdownWrite(connection.fd)
     }
 
+    /// Scans every connection (only when the earliest deadline is due), acts on those due, and
+    /// recomputes the earliest deadline.
     private func expireDeadlines(now: UInt64) {
         var expired: [Connection] = []
+        earliestDeadline = nil
         for connection in connections.values {
-            if let deadline = deadline(of: connection), deadline <= now { expired.append(connection) }
+            guard let deadline = deadline(of: connection) else { continue }
+            if deadline <= now {
+                expired.append(connection)
+            } else {
+                earliestDeadline = min(earliestDeadline ?? deadline, deadline)
+            }
         }
         for connection in expired {
             if connection.phase == .reading, connection.requestStarted != nil {
@@ -475,18 +502,21 @@ final class EventLoop: @unchecked Sendable {
             } else {
                 closeConnection(connection)
             }
+            refresh(connection)
         }
     }
 
     private func closeConnection(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        close(connection.fd)
         let task = connection.phase == .handling ? connection.task : nil
+        // Counters first, then the close and the cancellation, so whoever sees the connection
+        // end or the handler cancelled also sees the counts.
         shared.withLock {
             $0.statistics.openConnections -= 1
             if task != nil { $0.statistics.handlersCancelled += 1 }
         }
-        // Counters first, then cancellation, so a handler that sees cancellation sees the counts.
+        poller.remove(connection.fd)
+        close(connection.fd)
         task?.cancel()
         connection.task = nil
         connection.input = []

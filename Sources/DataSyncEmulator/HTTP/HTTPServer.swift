@@ -51,6 +51,8 @@ public final class HTTPServer: Sendable {
         public var maximumConnections: Int
         /// The listen backlog passed to `listen(2)`. Default 1,024.
         public var listenBacklog: Int
+        /// The readiness mechanism (epoll on Linux unless told to use `poll(2)`), for measurements.
+        package var eventBackend: EventBackend = .automatic
 
         /// Creates a configuration; every limit and timeout starts at its documented default.
         public init(host: String = "127.0.0.1", port: UInt16 = 0) {
