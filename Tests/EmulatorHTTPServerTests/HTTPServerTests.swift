@@ -282,6 +282,17 @@ struct HTTPServerTests {
         #expect(server.statistics.openConnections == 0)
     }
 
+    @Test func droppingAServerWithoutStopClosesItsConnections() async throws {
+        var server: HTTPServer? = HTTPServer(handler: HTTPTestingHandler())
+        try await server?.start()
+        let port = try #require(server?.port)
+        let client = try await RawClient.connect(port: port)
+        try await client.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.response().text == "a")
+        server = nil
+        #expect(try await client.readUntilClosed().isEmpty)
+    }
+
     @Test(arguments: [EventBackend.automatic, .poll])
     func clientDisconnectCancelsTheHandler(backend: EventBackend) async throws {
         let recorder = EventRecorder()

@@ -139,6 +139,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Asks the loop to stop without waiting for it.
+    func requestStop() {
+        shared.withLock { shared in
+            guard !shared.finished, !shared.stopRequested else { return }
+            shared.stopRequested = true
+            wake()
+        }
+    }
+
     /// Called with `shared`'s lock held, so the pipe is still open.
     private func wake() {
         var byte: UInt8 = 1

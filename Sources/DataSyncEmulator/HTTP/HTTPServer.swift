@@ -104,6 +104,14 @@ public final class HTTPServer: Sendable {
         self.handler = handler
     }
 
+    deinit {
+        // A server dropped without stop(): ask its loop to close everything (without waiting),
+        // so the thread and sockets do not outlive it.
+        state.withLock { state in
+            if case .running(let loop, _) = state { loop.requestStop() }
+        }
+    }
+
     /// The port the server is bound to, once ``start()`` has returned; `nil` before.
     public var port: UInt16? {
         state.withLock { state in
