@@ -191,6 +191,42 @@ struct BadInputTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func clientThatStopsReadingIsDroppedAfterTheSendTimeout() async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.sendTimeout = .milliseconds(100)
+        let size = 12 * 1024 * 1024
+        try await withServer(configuration) { server, port in
+            let client = try await RawClient.connect(port: port, receiveBuffer: 16 * 1024)
+            try await client.send("GET /bytes/\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
+            // The client reads nothing; the socket buffers fill long before 12 MiB, the server's
+            // writes stall, and the send timeout must close the connection.
+            while server.statistics.openConnections > 0 { await Task.yield() }
+            let received = try await client.readUntilClosed()
+            #expect(received.count < size)
+            #expect(server.statistics.responsesSent == 0)
+        }
+    }
+
+    @Test func connectionsBeyondTheLimitWaitUntilOneCloses() async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.maximumConnections = 2
+        try await withServer(configuration) { server, port in
+            let first = try await RawClient.connect(port: port)
+            let second = try await RawClient.connect(port: port)
+            for client in [first, second] {
+                try await client.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try await client.response().text == "a")
+            }
+            // The third connection completes in the kernel's backlog but is not accepted.
+            let third = try await RawClient.connect(port: port, sending: "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(server.statistics.connectionsAccepted == 2)
+            await first.close()
+            #expect(try await third.response().text == "ab")
+            #expect(server.statistics.connectionsAccepted == 3)
+        }
+    }
+
     @Test func vanishingMidRequestFreesTheConnection() async throws {
         let recorder = EventRecorder()
         try await withServer(handler: recorder.handler) { server, port in

@@ -56,11 +56,11 @@ actor RawClient {
 
     /// Connects and, when `initialBytes` is not empty, sends them right after connecting on the
     /// same thread (so they arrive well within any idle timeout).
-    static func connect(port: UInt16, host: String = "127.0.0.1", sending initialBytes: String = "") async throws
-        -> RawClient
-    {
+    static func connect(
+        port: UInt16, host: String = "127.0.0.1", sending initialBytes: String = "", receiveBuffer: Int32? = nil
+    ) async throws -> RawClient {
         let fd = try await Blocking.run {
-            let fd = try openSocket(port: port, host: host)
+            let fd = try openSocket(port: port, host: host, receiveBuffer: receiveBuffer)
             if !initialBytes.isEmpty { try writeAll(fd, Array(initialBytes.utf8)) }
             return fd
         }
@@ -68,10 +68,13 @@ actor RawClient {
     }
 
     /// Opens a connected, blocking TCP socket.
-    static func openSocket(port: UInt16, host: String = "127.0.0.1") throws -> Int32 {
+    static func openSocket(port: UInt16, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws -> Int32 {
         let isV6 = host.contains(":")
         let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError(description: "socket() failed: \(errno)") }
+        if var size = receiveBuffer {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var result: Int32
         if isV6 {
             var address = sockaddr_in6()

@@ -127,7 +127,11 @@ public struct HTTPTestingHandler: ServerHandler {
 
     /// `n` bytes cycling through the lowercase alphabet; the body `/bytes/{n}` returns.
     public static func pattern(_ count: Int) -> [UInt8] {
-        (0..<max(0, count)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(0, count))
+        while bytes.count < count { bytes += alphabet.prefix(count - bytes.count) }
+        return bytes
     }
 
     private static func text(_ status: Int, _ text: String) -> ServerResponse {
