@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import JSONCore
 import Testing
 
 @Suite("HTTP server: test handler and fault injection")
@@ -38,6 +39,11 @@ struct FaultInjectionTests {
             #expect(Array(response.body.prefix(2)) == [0x1F, 0x8B])
             #expect(Gzip.decompress(response.body) == HTTPTestingHandler.pattern(5000))
         }
+    }
+
+    @Test func checksumIsStandardCRC32() {
+        #expect(HTTPTestingHandler.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(HTTPTestingHandler.checksum([]) == 0)
     }
 
     @Test func gzipRoundTripsEmptyAndRandomBodies() throws {
@@ -97,9 +103,13 @@ struct FaultInjectionTests {
             let client = try await RawClient.connect(port: port)
             let body = HTTPTestingHandler.pattern(3 * 1024 * 1024)
             try await client.send(
-                Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
-            let echo = try await client.response()
-            #expect(echo.status == 200)
+                Array("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+            let response = try await client.response()
+            #expect(response.status == 200)
+            let echo = try JSONValue(parsing: response.body)
+            #expect(echo["bodyLength"] == .int(Int64(body.count)))
+            #expect(echo["bodyCRC32"] == .int(Int64(HTTPTestingHandler.checksum(body))))
+            #expect(echo["bodyBase64"] == nil)
             try await client.send("GET /bytes/\(body.count) HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.response().body == body)
         }

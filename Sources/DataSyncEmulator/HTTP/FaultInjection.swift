@@ -9,7 +9,7 @@ import JSONCore
 ///
 /// | path | response |
 /// |---|---|
-/// | `/echo` (and anything below it) | `200`, a JSON object describing the request: `method`, `target`, `path`, `query`, `headers` (array of `{"name", "value"}` in order received), `body` (UTF-8 text, lossy), `bodyBase64`, `bodyLength` |
+/// | `/echo` (and anything below it) | `200`, a JSON object describing the request: `method`, `target`, `path`, `query`, `headers` (array of `{"name", "value"}` in order received), `body` (UTF-8 text, lossy), `bodyBase64`, `bodyLength`, `bodyCRC32` (see ``checksum(_:)``); with query `omitBody=1`, `body` and `bodyBase64` are left out (for large uploads) |
 /// | `/bytes/{n}` | `200`, `n` bytes of `abc…xyzabc…` (`application/octet-stream`) |
 /// | `/status/{code}` | status `code` with body `status {code}` (no body for 204 and 304) |
 /// | `/delay/{ms}` | waits `ms` milliseconds (ends early if cancelled), then `200` `delayed` |
@@ -67,7 +67,7 @@ public struct HTTPTestingHandler: ServerHandler {
         let query = Self.queryItems(request.rawQuery)
         switch (segments.first, segments.count) {
         case ("echo", _):
-            return Self.echo(request)
+            return Self.echo(request, includesBody: !query.contains { $0.name == "omitBody" && $0.value == "1" })
         case ("bytes", 2):
             guard let count = Int(segments[1]), count >= 0 else { return Self.text(400, "invalid byte count") }
             return ServerResponse(
@@ -140,20 +140,30 @@ public struct HTTPTestingHandler: ServerHandler {
             body: Array(text.utf8))
     }
 
-    private static func echo(_ request: ServerRequest) -> ServerResponse {
+    /// The CRC-32 (IEEE 802.3, as in gzip and zip) of `bytes`: the `bodyCRC32` that `/echo` reports,
+    /// so a test can check a large upload arrived intact without echoing it back.
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        Gzip.crc32(bytes)
+    }
+
+    private static func echo(_ request: ServerRequest, includesBody: Bool) -> ServerResponse {
         let headers: [JSONValue] = request.headers.map {
             .object(["name": .string($0.name), "value": .string($0.value)])
         }
-        let description: JSONValue = .object([
+        var fields: [String: JSONValue] = [
             "method": .string(request.method),
             "target": .string(request.target),
             "path": .string(request.rawPath),
             "query": .string(request.rawQuery),
             "headers": .array(headers),
-            "body": .string(String(decoding: request.body, as: UTF8.self)),
-            "bodyBase64": .string(Data(request.body).base64EncodedString()),
             "bodyLength": .int(Int64(request.body.count)),
-        ])
+            "bodyCRC32": .int(Int64(checksum(request.body))),
+        ]
+        if includesBody {
+            fields["body"] = .string(String(decoding: request.body, as: UTF8.self))
+            fields["bodyBase64"] = .string(Data(request.body).base64EncodedString())
+        }
+        let description = JSONValue.object(fields)
         guard let bytes = try? description.jsonBytes(sortedKeys: true) else {
             return text(500, "could not encode the echo")
         }

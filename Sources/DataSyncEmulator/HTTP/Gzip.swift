@@ -31,6 +31,21 @@ package enum Gzip {
         return output
     }
 
+    /// The CRC-32 of `bytes` (the checksum gzip uses).
+    package static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var value: uLong = CZlib.crc32(0, nil, 0)
+        var offset = 0
+        // zlib takes a 32-bit length; feed large inputs in slices.
+        while offset < bytes.count {
+            let count = min(bytes.count - offset, 1 << 30)
+            value = bytes.withUnsafeBufferPointer { buffer in
+                CZlib.crc32(value, buffer.baseAddress.map { $0 + offset }, uInt(count))
+            }
+            offset += count
+        }
+        return UInt32(truncatingIfNeeded: value)
+    }
+
     /// Decompresses one gzip member, or returns `nil` if the data is not valid gzip or would grow
     /// beyond `maximumBytes`.
     package static func decompress(_ input: [UInt8], maximumBytes: Int = 256 * 1024 * 1024) -> [UInt8]? {
