@@ -317,6 +317,7 @@ struct HTTPServerTests {
     func thousandHeldRequestsThenStop(backend: EventBackend) async throws {
         let recorder = EventRecorder()
         let count = 1000
+        raiseOpenFileLimit(to: 4 * count + 256)
         var configuration = HTTPServer.Configuration()
         configuration.eventBackend = backend
         let server = HTTPServer(configuration: configuration, handler: recorder.handler)

@@ -231,6 +231,16 @@ actor RawClient {
     }
 }
 
+/// Raises this process's open-file limit to at least `count` (up to the hard limit), so tests
+/// holding a thousand connections (two descriptors each, in one process) also run where the
+/// default soft limit is 1,024.
+func raiseOpenFileLimit(to count: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+    limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
 /// Starts a server on an ephemeral loopback port, runs `body`, and always stops the server.
 func withServer(
     _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
