@@ -28,13 +28,17 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+
+        // System and C shims
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "CEpoll"),
 
         // Executables
         .executableTarget(
             name: "datasync-bench",
-            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport"]
+            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
         ),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
@@ -48,6 +52,7 @@ let package = Package(
         .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
