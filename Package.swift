@@ -30,18 +30,23 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         .target(
             name: "DataSync",
             dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport", "Auth", "FilterExpression"]),
 
+        // System and C shims
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "CEpoll"),
+
         // Executables
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
-                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncModels", "DataSync",
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "DataSyncModels",
+                "DataSync",
             ]
         ),
 
@@ -61,6 +66,7 @@ let package = Package(
             dependencies: [
                 "DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
             ]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
