@@ -18,10 +18,9 @@ struct DataSyncClientTests {
     private func client(
         origin: String, secure: Bool, recorder: RecordingHTTPClient
     ) -> PubNub {
-        var configuration = PubNubConfiguration(
+        let configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: "demo", userId: "tester", origin: origin, useSecureConnections: secure,
             transport: recorder)
-        // RETRY-PENDING
         return PubNub(configuration: configuration)
     }
 

@@ -18,10 +18,9 @@ enum Fixtures {
         subscribeKey: String = "mySubKey", transport: any HTTPClient, authToken: String? = token,
         completionContext: PubNub.CompletionContext = .immediate
     ) -> PubNub {
-        var configuration = PubNubConfiguration(
+        let configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: subscribeKey, userId: userId, authToken: authToken, transport: transport,
             completionContext: completionContext)
-        // RETRY-PENDING
         return PubNub(configuration: configuration)
     }
 
