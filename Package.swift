@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     ],

@@ -1,0 +1,111 @@
+/// All state of one subscribe key: its classes, objects and the indexes that keep listing,
+/// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
+///
+/// A class rather than a struct so the engine can mutate a keyset in place through a reference
+/// it looked up once; it is confined to the engine (never shared across isolation domains).
+final class Keyset {
+    let subscribeKey: String
+    var registry: ClassRegistry
+    private(set) var entities: [String: StoredObject] = [:]
+    private(set) var relationships: [String: StoredObject] = [:]
+    /// Object ids by exact class, per id space: a class's family is the union of its members'.
+    private(set) var entityIdsByClass: [ClassKey: Set<String>] = [:]
+    private(set) var relationshipIdsByClass: [ClassKey: Set<String>] = [:]
+    /// Entity id → ids of the memberships and relationships that name it on either side.
+    private(set) var links: [String: Set<String>] = [:]
+    /// "channelId NUL userId" → membership id: one membership per pair.
+    private(set) var membershipPairs: [String: String] = [:]
+    /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
+    private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
+    private(set) var nextExpiry: Int64?
+
+    init(subscribeKey: String, registry: ClassRegistry) {
+        self.subscribeKey = subscribeKey
+        self.registry = registry
+    }
+
+    func object(_ space: ClassKind, _ id: String) -> StoredObject? {
+        space == .entity ? entities[id] : relationships[id]
+    }
+
+    func ids(_ space: ClassKind, ofClass key: ClassKey) -> Set<String> {
+        (space == .entity ? entityIdsByClass[key] : relationshipIdsByClass[key]) ?? []
+    }
+
+    func count(_ space: ClassKind, ofClass key: ClassKey) -> Int {
+        (space == .entity ? entityIdsByClass[key]?.count : relationshipIdsByClass[key]?.count) ?? 0
+    }
+
+    static func pairKey(channelId: String, userId: String) -> String { channelId + "\u{0}" + userId }
+
+    func membershipId(channelId: String, userId: String) -> String? {
+        membershipPairs[Self.pairKey(channelId: channelId, userId: userId)]
+    }
+
+    func linkedRelationshipIds(of entityId: String) -> Set<String> { links[entityId] ?? [] }
+
+    /// Adds a new object (its id must be free in its space).
+    func insert(_ object: StoredObject) {
+        let space = object.kind.space
+        switch space {
+        case .entity:
+            entities[object.id] = object
+            entityIdsByClass[object.classKey, default: []].insert(object.id)
+        case .relationship:
+            relationships[object.id] = object
+            relationshipIdsByClass[object.classKey, default: []].insert(object.id)
+            if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
+            if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
+            if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
+                membershipPairs[Self.pairKey(channelId: channelId, userId: userId)] = object.id
+            }
+        }
+        expiries[object.expiresAt, default: []].append((space, object.id))
+        if nextExpiry.map({ object.expiresAt < $0 }) ?? true { nextExpiry = object.expiresAt }
+    }
+
+    /// Replaces an existing object's mutable state (class, sides, expiry never change).
+    func update(_ object: StoredObject) {
+        switch object.kind.space {
+        case .entity: entities[object.id] = object
+        case .relationship: relationships[object.id] = object
+        }
+    }
+
+    /// Removes an object and its index entries; returns it.
+    @discardableResult
+    func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
+        switch space {
+        case .entity:
+            guard let object = entities.removeValue(forKey: id) else { return nil }
+            entityIdsByClass[object.classKey]?.remove(id)
+            return object
+        case .relationship:
+            guard let object = relationships.removeValue(forKey: id) else { return nil }
+            relationshipIdsByClass[object.classKey]?.remove(id)
+            for side in [object.sideA, object.sideB].compactMap({ $0 }) {
+                links[side]?.remove(id)
+                if links[side]?.isEmpty == true { links[side] = nil }
+            }
+            if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
+                let key = Self.pairKey(channelId: channelId, userId: userId)
+                if membershipPairs[key] == id { membershipPairs[key] = nil }
+            }
+            return object
+        }
+    }
+
+    /// Takes every expiry entry due at or before `now`; entries may name objects already removed
+    /// or recreated, so callers re-check each object's own `expiresAt`.
+    func takeDueExpiries(now: Int64) -> [(space: ClassKind, id: String)] {
+        guard let next = nextExpiry, next <= now else { return [] }
+        var due: [(space: ClassKind, id: String)] = []
+        for instant in expiries.keys.sorted() where instant <= now {
+            due += expiries.removeValue(forKey: instant) ?? []
+        }
+        nextExpiry = expiries.keys.min()
+        return due
+    }
+
+    var allObjects: [StoredObject] { Array(entities.values) + Array(relationships.values) }
+}
