@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "JSONPatch", targets: ["JSONPatch"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
+        .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
@@ -23,8 +24,11 @@ let package = Package(
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch"]),
+        .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -280,7 +280,7 @@ struct JSONParser {
                 let scalar = try parseUnicodeEscape()
                 appendUTF8(scalar, to: &buffer)
             default:
-                index -= 1
+                index -= 2
                 throw error(.invalidEscape, "'\\\(Character(Unicode.Scalar(escape)))' is not a JSON escape")
             }
         }

@@ -1,0 +1,127 @@
+import Foundation
+
+/// A clock that only moves when a test tells it to, so code that waits (retry backoff, heartbeats,
+/// token expiry, TTLs) can be tested without sleeping.
+///
+/// Sleepers are resumed, in deadline order, by ``advance(by:)`` or ``advance(to:)``. A sleeping
+/// task that is cancelled throws `CancellationError` at once. Use ``waitForSleepers(_:)`` to wait
+/// until the code under test has started waiting, instead of sleeping in the test.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let task = Task { try await clock.sleep(for: .seconds(5)) }
+/// await clock.waitForSleepers(1)
+/// clock.advance(by: .seconds(5))
+/// try await task.value
+/// ```
+public final class ManualClock: Clock, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `state`, read and written only under `lock`,
+    // and continuations are resumed after the lock is released.
+
+    /// A point on the manual clock: the time elapsed since the clock was created.
+    public struct Instant: InstantProtocol, Hashable, Sendable {
+        /// Time since the clock's origin.
+        public var offset: Duration
+
+        /// Creates an instant at `offset` from the origin.
+        public init(offset: Duration) { self.offset = offset }
+
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+
+        /// The duration from this instant to `other`.
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+
+        /// Orders instants by offset.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var cancelledBeforeRegistration: Set<UInt64> = []
+        /// Every deadline ever slept until, in the order the sleeps began.
+        var history: [Duration] = []
+    }
+
+    private let lock = NSLock()
+    private var state = State()
+
+    /// Creates a clock at offset zero.
+    public init() {}
+
+    /// The current instant.
+    public var now: Instant { lock.withLock { state.now } }
+
+    /// The smallest step: one nanosecond.
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// How many tasks are sleeping on this clock now.
+    public var sleeperCount: Int { lock.withLock { state.sleepers.count } }
+
+    /// The durations of every sleep requested so far, in order (deadline minus the time the sleep began).
+    public var requestedSleeps: [Duration] { lock.withLock { state.history } }
+
+    /// Suspends until the clock reaches `deadline`, or throws `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id: UInt64 = lock.withLock {
+            state.nextID += 1
+            state.history.append(deadline.offset - state.now.offset)
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = lock.withLock {
+                    if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
+                if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
+                    return state.sleepers.remove(at: index).continuation
+                }
+                state.cancelledBeforeRegistration.insert(id)
+                return nil
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward by `duration` and wakes every sleeper whose deadline has come.
+    public func advance(by duration: Duration) {
+        let target = lock.withLock { state.now.advanced(by: duration) }
+        advance(to: target)
+    }
+
+    /// Moves the clock to `instant` (never backwards) and wakes every sleeper whose deadline has come.
+    public func advance(to instant: Instant) {
+        let due: [Sleeper] = lock.withLock {
+            if instant > state.now { state.now = instant }
+            let now = state.now
+            let ready = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return ready
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock, yielding between checks.
+    ///
+    /// This waits for the code under test to reach its sleep without the test sleeping itself.
+    public func waitForSleepers(_ count: Int) async {
+        while sleeperCount < count {
+            await Task.yield()
+        }
+    }
+}
