@@ -53,6 +53,9 @@ struct CompiledFilter {
 /// The seam between the emulator and the `FilterExpression` module (parser, validator against a
 /// class schema and tier, evaluator).
 enum FilterCompiler {
+    /// Whether filter expressions can be compiled in this build.
+    static let isAvailable = false
+
     static func compile(_ text: String, tier: FilterTier, schema: FilterSchema) throws(APIError) -> CompiledFilter {
         throw APIError(
             status: 501, code: .unsupported,

@@ -53,6 +53,9 @@ enum PatchBody {
 
 /// The seam between the emulator and the `JSONPatch` module's RFC 6902 `apply`.
 enum PatchApplication {
+    /// Whether patches can be applied in this build.
+    static let isAvailable = false
+
     /// Applies `operations` to `document` atomically. A failing `test` is a 409 `DS-0302`; any
     /// other failure (missing target, bad index) a 400 naming the operation.
     static func apply(_ operations: [PatchOperation], to document: JSONValue) throws(APIError) -> JSONValue {
