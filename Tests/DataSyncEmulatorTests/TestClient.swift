@@ -20,6 +20,7 @@ struct Reply {
     var errorMessage: String? { json?["errors"]?[0]?["message"]?.stringValue }
     var contentType: String? { headers.first { $0.name.lowercased() == "content-type" }?.value }
     var eTag: String? { data?["eTag"]?.stringValue }
+    func requiredETag() throws -> String { try #require(eTag) }
     var ids: [String] { data?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [] }
     var nextCursor: String? { json?["meta"]?["next_cursor"]?.stringValue }
 }
