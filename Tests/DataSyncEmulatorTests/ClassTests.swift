@@ -63,10 +63,13 @@ struct ClassTests {
     @Test("classLevel picks between a name defined at SubKey and at Global")
     func levelDisambiguates() async throws {
         let client = try TestClient()
-        try await client.defineEntityClass(["name": "User", "extends": ["name": "User", "level": "Global"], "versions": [["version": 1]]])
+        try await client.defineEntityClass([
+            "name": "User", "extends": ["name": "User", "level": "Global"], "versions": [["version": 1]],
+        ])
         let unqualified = try await client.create("users", ["id": "a", "entityClassVersion": 1])
         #expect(unqualified.data?["entityClassLevel"] == "SubKey")
-        let global = try await client.create("users", ["id": "b", "entityClassLevel": "Global", "entityClassVersion": 1])
+        let global = try await client.create(
+            "users", ["id": "b", "entityClassLevel": "Global", "entityClassVersion": 1])
         #expect(global.data?["entityClassLevel"] == "Global")
         let listGlobal = try await client.get("users?entity_class=User&entity_class_level=Global")
         #expect(listGlobal.ids == ["a", "b"])
@@ -131,7 +134,8 @@ struct ClassTests {
         #expect(builtInChange.status == 400)
 
         // A class with objects cannot be deleted, nor lose a version its objects use.
-        let product = try await client.create("entities", ["id": "p1", "entityClass": "Product", "entityClassVersion": 1])
+        let product = try await client.create(
+            "entities", ["id": "p1", "entityClass": "Product", "entityClassVersion": 1])
         #expect(product.status == 201)
         #expect(try await client.send("DELETE", "entity-classes/Product").status == 409)
         replacement["versions"] = [["version": 2]]
@@ -155,7 +159,9 @@ struct ClassTests {
             body: [
                 "data": [
                     "name": "Bad",
-                    "versions": [["version": 1, "properties": [["name": "p", "pointer": "/payload/p", "type": "date"]]]],
+                    "versions": [
+                        ["version": 1, "properties": [["name": "p", "pointer": "/payload/p", "type": "date"]]]
+                    ],
                 ]
             ], contentType: "application/json")
         #expect(reply.status == 400)

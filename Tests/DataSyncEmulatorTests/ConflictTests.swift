@@ -92,14 +92,20 @@ struct ConflictTests {
         ])
     func cardinality(rule: String, sideA: String, sideB: String, status: Int) async throws {
         let client = try TestClient()
-        try await client.defineRelationshipClass(["name": "Link", "cardinality": .string(rule), "versions": [["version": 1]]])
+        try await client.defineRelationshipClass([
+            "name": "Link", "cardinality": .string(rule), "versions": [["version": 1]],
+        ])
         for id in ["a1", "a2", "b1", "b2"] { try await client.user(id) }
         let first = try await client.create(
-            "relationships", ["entityAId": "a1", "entityBId": "b1", "relationshipClass": "Link", "relationshipClassVersion": 1])
+            "relationships",
+            ["entityAId": "a1", "entityBId": "b1", "relationshipClass": "Link", "relationshipClassVersion": 1])
         #expect(first.status == 201)
         let second = try await client.create(
             "relationships",
-            ["entityAId": .string(sideA), "entityBId": .string(sideB), "relationshipClass": "Link", "relationshipClassVersion": 1])
+            [
+                "entityAId": .string(sideA), "entityBId": .string(sideB), "relationshipClass": "Link",
+                "relationshipClassVersion": 1,
+            ])
         #expect(second.status == status)
         if status == 409 { #expect(second.errorCode == "DS-0801") }
     }

@@ -16,7 +16,9 @@ struct LifecycleTests {
     func ttlRounding(offset: Double, days: Int, expected: String) async throws {
         let start = Date(timeIntervalSince1970: 1_788_739_200 + offset)
         let client = try TestClient(configuration: EmulatorConfiguration(startTime: start))
-        try await client.defineEntityClass(["name": "Short", "ttlDays": .int(Int64(days)), "versions": [["version": 1]]])
+        try await client.defineEntityClass([
+            "name": "Short", "ttlDays": .int(Int64(days)), "versions": [["version": 1]],
+        ])
         let reply = try await client.create("entities", ["entityClass": "Short", "entityClassVersion": 1])
         #expect(reply.data?["expiresAt"] == .string(expected))
         if days == 30 { #expect(try await client.user("u").data?["expiresAt"] == .string(expected)) }
@@ -43,7 +45,9 @@ struct LifecycleTests {
     @Test("a membership expires at the earlier expiry of its user and channel")
     func membershipExpiry() async throws {
         let client = try TestClient()
-        try await client.defineEntityClass(["name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]]])
+        try await client.defineEntityClass([
+            "name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]],
+        ])
         try await client.user("u1")
         let room = try await client.create("channels", ["id": "r1", "entityClass": "Room", "entityClassVersion": 1])
         #expect(room.data?["expiresAt"] == "2026-09-11T00:00:00Z")
@@ -54,7 +58,9 @@ struct LifecycleTests {
     @Test("an expired object is gone from reads and lists; the feed records the expiry")
     func expiredObjectsVanish() async throws {
         let client = try TestClient()
-        try await client.defineEntityClass(["name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]]])
+        try await client.defineEntityClass([
+            "name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]],
+        ])
         try await client.user("u1")
         let room = try await client.create("channels", ["id": "r1", "entityClass": "Room", "entityClassVersion": 1])
         try #require(room.status == 201)
@@ -77,7 +83,9 @@ struct LifecycleTests {
         #expect(try await client.create("users", ["id": "u1", "entityClassVersion": 1]).status == 201)
     }
 
-    @Test("removing a user, channel or entity removes its memberships and relationships", arguments: ["users", "channels"])
+    @Test(
+        "removing a user, channel or entity removes its memberships and relationships",
+        arguments: ["users", "channels"])
     func cascade(removed: String) async throws {
         let client = try TestClient()
         try await client.defineRelationshipClass(["name": "Owns", "versions": [["version": 1]]])
@@ -87,7 +95,11 @@ struct LifecycleTests {
         try await client.membership("m1", channel: "c1", user: "u1")
         try await client.membership("m2", channel: "c1", user: "u2")
         let owns = try await client.create(
-            "relationships", ["id": "r1", "entityAId": "u1", "entityBId": "c1", "relationshipClass": "Owns", "relationshipClassVersion": 1])
+            "relationships",
+            [
+                "id": "r1", "entityAId": "u1", "entityBId": "c1", "relationshipClass": "Owns",
+                "relationshipClassVersion": 1,
+            ])
         try #require(owns.status == 201)
         let before = await client.emulator.lastSequence
         let target = removed == "users" ? "u1" : "c1"
@@ -149,7 +161,8 @@ struct PersistenceTests {
         let first = try TestClient(configuration: configuration)
         try await first.defineEntityClass(employeeClass)
         try await first.user("u1")
-        let employee = try await first.create("users", ["id": "e1", "entityClass": "Employee", "entityClassVersion": 1])
+        let employee = try await first.create(
+            "users", ["id": "e1", "entityClass": "Employee", "entityClassVersion": 1])
         try await first.channel("c1")
         try await first.membership("m1", channel: "c1", user: "u1")
         let page = try await first.get("users?limit=1")
@@ -166,7 +179,8 @@ struct PersistenceTests {
         #expect(try await second.create("users", ["id": "u1", "entityClassVersion": 1]).status == 409)
     }
 
-    @Test("a corrupt state file is reported and left untouched", arguments: ["{not json", "{\"format\":\"other\"}", "[]"])
+    @Test(
+        "a corrupt state file is reported and left untouched", arguments: ["{not json", "{\"format\":\"other\"}", "[]"])
     func corruptState(content: String) throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }

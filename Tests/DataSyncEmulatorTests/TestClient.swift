@@ -48,7 +48,8 @@ struct TestClient {
         _ method: String, _ rest: String, body: JSONValue? = nil, contentType: String? = nil,
         headers: [(name: String, value: String)] = []
     ) async throws -> Reply {
-        try await sendRaw(method, path(rest), body: body.map { try $0.jsonBytes() } ?? [], contentType: contentType, headers: headers)
+        try await sendRaw(
+            method, path(rest), body: body.map { try $0.jsonBytes() } ?? [], contentType: contentType, headers: headers)
     }
 
     func sendRaw(
@@ -57,7 +58,8 @@ struct TestClient {
     ) async throws -> Reply {
         var all = headers
         if let contentType { all.append(("Content-Type", contentType)) }
-        let response = await emulator.respond(to: ServerRequest(method: method, target: target, headers: all, body: body))
+        let response = await emulator.respond(
+            to: ServerRequest(method: method, target: target, headers: all, body: body))
         return Reply(status: response.status, headers: response.headers, body: response.body)
     }
 
@@ -72,7 +74,9 @@ struct TestClient {
             headers: ifMatch.map { [("If-Match", $0)] } ?? [])
     }
 
-    func patch(_ collection: String, _ id: String, _ operations: JSONValue, ifMatch: String? = nil) async throws -> Reply {
+    func patch(_ collection: String, _ id: String, _ operations: JSONValue, ifMatch: String? = nil) async throws
+        -> Reply
+    {
         try await send(
             "PATCH", "\(collection)/\(id)", body: operations, contentType: "application/json-patch+json",
             headers: ifMatch.map { [("If-Match", $0)] } ?? [])
@@ -86,7 +90,8 @@ struct TestClient {
 
     /// Creates a user and requires the 201.
     @discardableResult
-    func user(_ id: String, payload: JSONValue = ["name": "x"], extra: [String: JSONValue] = [:]) async throws -> Reply {
+    func user(_ id: String, payload: JSONValue = ["name": "x"], extra: [String: JSONValue] = [:]) async throws -> Reply
+    {
         var data: [String: JSONValue] = ["id": .string(id), "entityClassVersion": 1, "payload": payload]
         data.merge(extra) { $1 }
         let reply = try await create("users", .object(data))
@@ -179,5 +184,10 @@ let productClass: JSONValue = [
 
 let employeeClass: JSONValue = [
     "name": "Employee", "extends": "User",
-    "versions": [["version": 1, "properties": [["name": "team", "pointer": "/payload/team", "type": "string", "filtering": "full"]]]],
+    "versions": [
+        [
+            "version": 1,
+            "properties": [["name": "team", "pointer": "/payload/team", "type": "string", "filtering": "full"]],
+        ]
+    ],
 ]

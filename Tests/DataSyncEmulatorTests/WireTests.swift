@@ -90,7 +90,10 @@ struct WireTests {
             data = ["id": "x1", "channelId": "c1", "userId": "u1", "relationshipClassVersion": 1]
             listQuery = ""
         default:
-            data = ["id": "x1", "entityAId": "u1", "entityBId": "c1", "relationshipClass": "Likes", "relationshipClassVersion": 1]
+            data = [
+                "id": "x1", "entityAId": "u1", "entityBId": "c1", "relationshipClass": "Likes",
+                "relationshipClassVersion": 1,
+            ]
             listQuery = "?relationship_class=Likes"
         }
         let mediaType = TestClient.mediaType(TestClient.resource(collection))
@@ -103,7 +106,8 @@ struct WireTests {
         let listed = try await client.get(collection + listQuery)
         #expect(listed.status == 200)
         #expect(listed.ids.contains("x1"))
-        let versionField = collection == "memberships" || collection == "relationships"
+        let versionField =
+            collection == "memberships" || collection == "relationships"
             ? "relationshipClassVersion" : "entityClassVersion"
         let replaced = try await client.set(collection, "x1", [versionField: 1, "status": "s"])
         #expect(replaced.status == 200)
@@ -121,7 +125,11 @@ struct WireTests {
         #expect(reply.status == 400)
         #expect(
             reply.json
-                == ["errors": [["errorCode": "DS-0004", "message": "must not be null", "path": "/data/entityClassVersion"]]])
+                == [
+                    "errors": [
+                        ["errorCode": "DS-0004", "message": "must not be null", "path": "/data/entityClassVersion"]
+                    ]
+                ])
     }
 
     @Test(
@@ -174,7 +182,8 @@ struct WireTests {
         let method = try await client.send("PUT", "users")
         #expect(method.status == 405)
         #expect(method.errorCode == "DS-0001")
-        let post = try await client.send("POST", "users/u1", body: ["data": [:]], contentType: TestClient.mediaType("user"))
+        let post = try await client.send(
+            "POST", "users/u1", body: ["data": [:]], contentType: TestClient.mediaType("user"))
         #expect(post.status == 405)
     }
 

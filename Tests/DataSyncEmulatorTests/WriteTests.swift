@@ -70,7 +70,9 @@ struct WriteTests {
         }
     }
 
-    @Test("a stale If-Match on set, update or remove is a 412 DS-0300 and nothing changes", arguments: ["PUT", "PATCH", "DELETE"])
+    @Test(
+        "a stale If-Match on set, update or remove is a 412 DS-0300 and nothing changes",
+        arguments: ["PUT", "PATCH", "DELETE"])
     func staleIfMatch(method: String) async throws {
         let client = try TestClient()
         let created = try await client.user("u1", payload: ["a": 1])
@@ -79,7 +81,8 @@ struct WriteTests {
         let reply: Reply
         switch method {
         case "PUT": reply = try await client.set("users", "u1", ["entityClassVersion": 1], ifMatch: stale)
-        case "PATCH": reply = try await client.patch("users", "u1", [["op": "remove", "path": "/payload/a"]], ifMatch: stale)
+        case "PATCH":
+            reply = try await client.patch("users", "u1", [["op": "remove", "path": "/payload/a"]], ifMatch: stale)
         default: reply = try await client.remove("users", "u1", ifMatch: stale)
         }
         #expect(reply.status == 412)
@@ -91,7 +94,8 @@ struct WriteTests {
     func currentIfMatch() async throws {
         let client = try TestClient()
         let created = try await client.user("u1")
-        let replaced = try await client.set("users", "u1", ["entityClassVersion": 1], ifMatch: try created.requiredETag())
+        let replaced = try await client.set(
+            "users", "u1", ["entityClassVersion": 1], ifMatch: try created.requiredETag())
         #expect(replaced.status == 200)
         let quoted = try await client.remove("users", "u1", ifMatch: "\"\(try replaced.requiredETag())\"")
         #expect(quoted.status == 412)
@@ -101,7 +105,8 @@ struct WriteTests {
     @Test(
         "update refuses immutable and unknown paths with a 400",
         arguments: [
-            "/entityClass", "/entityClassLevel", "/id", "/eTag", "/createdAt", "/expiresAt", "", "/entityClassVersion/x",
+            "/entityClass", "/entityClassLevel", "/id", "/eTag", "/createdAt", "/expiresAt", "",
+            "/entityClassVersion/x",
         ])
     func immutablePaths(path: String) async throws {
         let client = try TestClient()
@@ -113,16 +118,20 @@ struct WriteTests {
         #expect(try await client.get("users/u1").data == created.data)
     }
 
-    @Test("update refuses linked ids and the class on memberships", arguments: ["/channelId", "/userId", "/relationshipClass"])
+    @Test(
+        "update refuses linked ids and the class on memberships",
+        arguments: ["/channelId", "/userId", "/relationshipClass"])
     func immutableMembershipPaths(path: String) async throws {
         let client = try TestClient()
         try await client.user("u1")
         try await client.channel("c1")
         try await client.membership("m1", channel: "c1", user: "u1")
-        let reply = try await client.patch("memberships", "m1", [["op": "replace", "path": .string(path), "value": "u1"]])
+        let reply = try await client.patch(
+            "memberships", "m1", [["op": "replace", "path": .string(path), "value": "u1"]])
         #expect(reply.status == 400)
         #expect(reply.errorPath == "/0/path")
-        let move = try await client.patch("memberships", "m1", [["op": "move", "from": .string(path), "path": "/payload/x"]])
+        let move = try await client.patch(
+            "memberships", "m1", [["op": "move", "from": .string(path), "path": "/payload/x"]])
         #expect(move.status == 400)
     }
 
@@ -166,7 +175,9 @@ struct WriteTests {
         #expect(reply.status == 200)
         #expect(
             reply.data?["payload"]
-                == ["firstName": "Alice", "surname": "Verma", "email": "b@x", "phone": "+15550100", "nickname": "Alice"])
+                == [
+                    "firstName": "Alice", "surname": "Verma", "email": "b@x", "phone": "+15550100", "nickname": "Alice",
+                ])
         #expect(reply.data?["status"] == "away")
         #expect(reply.eTag != created.eTag)
         #expect(reply.data?["expiresAt"] == created.data?["expiresAt"])
@@ -192,13 +203,17 @@ struct WriteTests {
     func updateVersion() async throws {
         let client = try TestClient()
         try await client.defineEntityClass(productClass)
-        let created = try await client.create("entities", ["id": "p1", "entityClass": "Product", "entityClassVersion": 1])
+        let created = try await client.create(
+            "entities", ["id": "p1", "entityClass": "Product", "entityClassVersion": 1])
         try #require(created.status == 201)
-        let bumped = try await client.patch("entities", "p1", [["op": "replace", "path": "/entityClassVersion", "value": 2]])
+        let bumped = try await client.patch(
+            "entities", "p1", [["op": "replace", "path": "/entityClassVersion", "value": 2]])
         #expect(bumped.data?["entityClassVersion"] == 2)
-        let unknown = try await client.patch("entities", "p1", [["op": "replace", "path": "/entityClassVersion", "value": 5]])
+        let unknown = try await client.patch(
+            "entities", "p1", [["op": "replace", "path": "/entityClassVersion", "value": 5]])
         #expect(unknown.status == 400)
-        let badType = try await client.patch("entities", "p1", [["op": "add", "path": "/payload", "value": ["price": "x"]]])
+        let badType = try await client.patch(
+            "entities", "p1", [["op": "add", "path": "/payload", "value": ["price": "x"]]])
         #expect(badType.status == 400)
         #expect(badType.errorPath == "/payload/price")
         let notObject = try await client.patch("entities", "p1", [["op": "replace", "path": "/payload", "value": 3]])

@@ -51,7 +51,9 @@ extension ClassDraft {
             ttlDays = kind == .entity ? 31 : nil
         }
         if let events = object["eventsEnabled"], !events.isNull {
-            guard let flag = events.boolValue else { throw .invalid("must be a boolean", path: path + "/eventsEnabled") }
+            guard let flag = events.boolValue else {
+                throw .invalid("must be a boolean", path: path + "/eventsEnabled")
+            }
             eventsEnabled = flag
         } else {
             eventsEnabled = false
@@ -87,7 +89,9 @@ extension ClassDraft {
     private static func checkName(_ name: String, path: String) throws(APIError) {
         guard !name.isEmpty, name.count <= 100, let first = name.unicodeScalars.first,
             first.properties.isAlphabetic || first == "_",
-            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0)) })
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0))
+            })
         else {
             throw .invalid("a name is 1 to 100 ASCII letters, digits or '_', starting with a letter or '_'", path: path)
         }
@@ -103,7 +107,9 @@ extension ClassDraft {
         return ClassReference(name: name, level: level)
     }
 
-    private static let builtInPropertyNames: Set<String> = ["id", "createdAt", "updatedAt", "status", "eTag", "expiresAt"]
+    private static let builtInPropertyNames: Set<String> = [
+        "id", "createdAt", "updatedAt", "status", "eTag", "expiresAt",
+    ]
 
     private static func version(_ json: JSONValue, path: String) throws(APIError) -> ClassVersionDefinition {
         guard let object = json.objectValue else { throw .invalid("a version must be an object", path: path) }
@@ -132,9 +138,11 @@ extension ClassDraft {
             guard pointer == "/status" || (pointer.hasPrefix("/payload/") && pointer.count > 9) else {
                 throw .invalid("pointer must be /status or /payload/...", path: itemPath + "/pointer")
             }
-            guard let typeName = fields["type"]?.stringValue, PropertyType.known.contains(PropertyType(rawValue: typeName))
+            guard let typeName = fields["type"]?.stringValue,
+                PropertyType.known.contains(PropertyType(rawValue: typeName))
             else {
-                throw .invalid("type must be string, number, integer, boolean, object or array", path: itemPath + "/type")
+                throw .invalid(
+                    "type must be string, number, integer, boolean, object or array", path: itemPath + "/type")
             }
             var filtering = FilterMode.none
             if let mode = fields["filtering"], !mode.isNull {

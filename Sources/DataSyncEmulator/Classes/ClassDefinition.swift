@@ -3,7 +3,6 @@ import JSONCore
 /// Where a class is defined. Open set: the service may grow levels.
 struct ClassLevel: RawRepresentable, Hashable, Sendable {
     let rawValue: String
-    init(rawValue: String) { self.rawValue = rawValue }
 
     static let global = ClassLevel(rawValue: "Global")
     static let subKey = ClassLevel(rawValue: "SubKey")
@@ -30,7 +29,6 @@ enum ClassKind: String, Sendable {
 /// How a declared property may be used in `filter_fast`, `filter` and `sort`.
 struct FilterMode: RawRepresentable, Hashable, Sendable, Comparable {
     let rawValue: String
-    init(rawValue: String) { self.rawValue = rawValue }
 
     static let none = FilterMode(rawValue: "none")
     static let simple = FilterMode(rawValue: "simple")
@@ -50,7 +48,6 @@ struct FilterMode: RawRepresentable, Hashable, Sendable, Comparable {
 /// The JSON type a declared property holds.
 struct PropertyType: RawRepresentable, Hashable, Sendable {
     let rawValue: String
-    init(rawValue: String) { self.rawValue = rawValue }
 
     static let string = PropertyType(rawValue: "string")
     static let number = PropertyType(rawValue: "number")
@@ -97,7 +94,6 @@ struct ClassVersionDefinition: Hashable, Sendable {
 /// Cardinality of a relationship class.
 struct Cardinality: RawRepresentable, Hashable, Sendable {
     let rawValue: String
-    init(rawValue: String) { self.rawValue = rawValue }
 
     static let oneToOne = Cardinality(rawValue: "one-to-one")
     static let oneToMany = Cardinality(rawValue: "one-to-many")

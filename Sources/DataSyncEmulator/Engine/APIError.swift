@@ -7,7 +7,6 @@ struct APIError: Error {
     /// choice is documented in `Documentation/Emulator.md`.
     struct Code: RawRepresentable, Hashable, Sendable {
         let rawValue: String
-        init(rawValue: String) { self.rawValue = rawValue }
 
         static let internalError = Code(rawValue: "DS-0000")
         static let methodNotAllowed = Code(rawValue: "DS-0001")

@@ -21,7 +21,8 @@ struct ListCursor {
 
     /// Decodes and verifies `text`; any tampering, a cursor from another query or keyset, or
     /// garbage is a 400 on `cursor`.
-    static func decode(_ text: String, key: [UInt8], fingerprint: String, sortCount: Int) throws(APIError) -> ListCursor {
+    static func decode(_ text: String, key: [UInt8], fingerprint: String, sortCount: Int) throws(APIError) -> ListCursor
+    {
         let invalid = APIError.invalid("the cursor is not valid for this request", path: "cursor")
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let bytes = Base64URL.decode(String(parts[0])),

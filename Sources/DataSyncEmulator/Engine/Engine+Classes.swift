@@ -95,7 +95,8 @@ extension Engine {
         if keyset.count(kind, ofClass: key) > 0 {
             throw APIError(status: 409, code: .classInUse, message: "class \(name) still has objects")
         }
-        let dependants = keyset.registry.classes(kind).values.filter { $0.parent == key }.map(\.name)
+        let dependants =
+            keyset.registry.classes(kind).values.filter { $0.parent == key }.map(\.name)
             + (kind == .entity
                 ? keyset.registry.relationshipClasses.values.filter { $0.entityAClass == key || $0.entityBClass == key }
                     .map(\.name) : [])

@@ -58,7 +58,8 @@ extension Engine {
     /// where the class version may be left out (the class's latest version is used).
     func seed(_ document: JSONValue) throws(EmulatorError) {
         guard let keysets = document["keysets"]?.objectValue, document.objectValue?.count == 1 else {
-            throw EmulatorError(code: .invalidSeed, message: "a seed document is {\"keysets\":{\"<subscribeKey>\":{…}}}")
+            throw EmulatorError(
+                code: .invalidSeed, message: "a seed document is {\"keysets\":{\"<subscribeKey>\":{…}}}")
         }
         for subscribeKey in keysets.keys.sorted() {
             let keyset = keyset(subscribeKey)
@@ -67,7 +68,8 @@ extension Engine {
             }
             let order = ObjectCollection.all.map(\.name)
             for name in collections.keys.sorted() where !order.contains(name) {
-                throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey))/\(name): unknown collection")
+                throw EmulatorError(
+                    code: .invalidSeed, message: "/keysets/\(escape(subscribeKey))/\(name): unknown collection")
             }
             for collection in [ObjectCollection.users, .channels, .entities, .memberships, .relationships] {
                 for (index, item) in (collections[collection.name]?.arrayValue ?? []).enumerated() {

@@ -76,7 +76,9 @@ extension Engine {
     }
 
     /// Keeps the `capacity` first positions seen in a max-heap (root = the last of them).
-    private static func offer(_ position: SortPosition, to heap: inout [SortPosition], capacity: Int, fields: [SortField]) {
+    private static func offer(
+        _ position: SortPosition, to heap: inout [SortPosition], capacity: Int, fields: [SortField]
+    ) {
         func later(_ a: Int, _ b: Int) -> Bool { heap[b].precedes(heap[a], fields: fields) }
         if heap.count < capacity {
             heap.append(position)
@@ -162,7 +164,9 @@ extension Engine {
                 sideA = try context.queryValue("channel_id")
                 sideB = try context.queryValue("user_id")
             } else {
-                guard let name = try context.queryValue("relationship_class") else { throw .missing("relationship_class") }
+                guard let name = try context.queryValue("relationship_class") else {
+                    throw .missing("relationship_class")
+                }
                 guard let found = registry.resolve(.relationship, name: name, level: nil) else {
                     throw .notFound("class definition not found: \(name)", path: "relationship_class")
                 }
@@ -216,7 +220,8 @@ extension Engine {
         var filter: CompiledFilter?
         if let fastText {
             tier = .fast(conditionLimit: filterFastConditionLimit)
-            filter = try FilterCompiler.compile(fastText, tier: .fast(conditionLimit: filterFastConditionLimit), schema: schema)
+            filter = try FilterCompiler.compile(
+                fastText, tier: .fast(conditionLimit: filterFastConditionLimit), schema: schema)
         } else if let fullText {
             tier = .full
             filter = try FilterCompiler.compile(fullText, tier: .full, schema: schema)
@@ -244,7 +249,9 @@ extension Engine {
     private static func queryLevel(_ context: RequestContext, _ name: String) throws(APIError) -> ClassLevel? {
         guard let text = try context.queryValue(name) else { return nil }
         let level = ClassLevel(rawValue: text)
-        guard level == .global || level == .subKey else { throw .invalid("\(name) must be Global or SubKey", path: name) }
+        guard level == .global || level == .subKey else {
+            throw .invalid("\(name) must be Global or SubKey", path: name)
+        }
         return level
     }
 

@@ -85,14 +85,17 @@ extension Engine {
 
     /// `status` (a string of at most 100 characters) and `payload` (an object); absent or null
     /// means none.
-    static func statusAndPayload(_ data: [String: JSONValue], prefix: String) throws(APIError) -> (String?, JSONValue?) {
+    static func statusAndPayload(_ data: [String: JSONValue], prefix: String) throws(APIError) -> (String?, JSONValue?)
+    {
         let status = try optionalString(data, "status", prefix: prefix)
         if let status, status.count > maximumStatusLength {
             throw .invalid("status is at most \(maximumStatusLength) characters", path: prefix + "/status")
         }
         var payload: JSONValue?
         if let value = data["payload"], !value.isNull {
-            guard value.objectValue != nil else { throw .invalid("payload must be an object", path: prefix + "/payload") }
+            guard value.objectValue != nil else {
+                throw .invalid("payload must be an object", path: prefix + "/payload")
+            }
             payload = value
         }
         return (status, payload)
@@ -169,7 +172,8 @@ extension Engine {
             prefix: prefix)
         let id = try Self.optionalString(data, "id", prefix: prefix) ?? UUID().uuidString.lowercased()
         try Self.checkId(id, path: prefix + "/id")
-        guard let className = try Self.optionalString(data, "entityClass", prefix: prefix) ?? collection.familyRoot?.name
+        guard
+            let className = try Self.optionalString(data, "entityClass", prefix: prefix) ?? collection.familyRoot?.name
         else { throw .missing(prefix + "/entityClass") }
         let level = try Self.level(data, "entityClassLevel", prefix: prefix)
         guard let definition = keyset.registry.resolve(.entity, name: className, level: level) else {
@@ -213,7 +217,9 @@ extension Engine {
         _ keyset: Keyset, _ collection: ObjectCollection, data: [String: JSONValue], prefix: String
     ) throws(APIError) -> StoredObject {
         guard let sides = collection.sideFields else { throw .invalid("not a relationship collection") }
-        var allowed: Set<String> = ["id", sides.a, sides.b, "relationshipClass", "relationshipClassVersion", "status", "payload"]
+        var allowed: Set<String> = [
+            "id", sides.a, sides.b, "relationshipClass", "relationshipClassVersion", "status", "payload",
+        ]
         if collection.familyRoot == nil { allowed.insert("relationshipClassLevel") }
         try Self.checkFields(data, allowed: allowed, prefix: prefix)
         let id = try Self.optionalString(data, "id", prefix: prefix) ?? UUID().uuidString.lowercased()
@@ -265,7 +271,9 @@ extension Engine {
                 throw .notFound("Entity not found: \(id)", path: prefix + "/" + field)
             }
             if let required, !keyset.registry.isKind(.entity, found.classKey, of: required) {
-                if collection.familyRoot != nil { throw .notFound("Entity not found: \(id)", path: prefix + "/" + field) }
+                if collection.familyRoot != nil {
+                    throw .notFound("Entity not found: \(id)", path: prefix + "/" + field)
+                }
                 throw APIError(
                     status: 400, code: .notSubclass, message: "\(id) is not a \(required.name)",
                     path: prefix + "/" + field)
@@ -319,7 +327,9 @@ extension Engine {
         let data = try Self.dataObject(context.request)
         var object = try find(context, id: id)
         try Self.checkIfMatch(context.request, object)
-        var immutable: [String: JSONValue] = ["id": .string(object.id), collection.classField: .string(object.classKey.name)]
+        var immutable: [String: JSONValue] = [
+            "id": .string(object.id), collection.classField: .string(object.classKey.name),
+        ]
         if collection.space == .entity { immutable["entityClassLevel"] = .string(object.classKey.level.rawValue) }
         if let sides = collection.sideFields {
             immutable[sides.a] = object.sideA.map(JSONValue.string) ?? .null
@@ -372,7 +382,9 @@ extension Engine {
                 let first = PointerLookup.tokens(pointer)?.first
                 guard let first, mutable.contains(first) else {
                     let what = first.map { "\($0) is immutable" } ?? "the whole object cannot be replaced"
-                    throw .invalid("\(what); a patch may change status, payload and \(object.versionField)", path: "/\(index)/path")
+                    throw .invalid(
+                        "\(what); a patch may change status, payload and \(object.versionField)", path: "/\(index)/path"
+                    )
                 }
                 if first == object.versionField, PointerLookup.tokens(pointer)?.count != 1 {
                     throw .invalid("\(object.versionField) is a number", path: "/\(index)/path")
@@ -384,7 +396,8 @@ extension Engine {
         guard let definition = context.keyset.registry.definition(collection.space, object.classKey) else {
             throw .notFound("class definition not found: \(object.classKey.name)")
         }
-        object.classVersion = try Self.classVersion(fields, field: object.versionField, definition: definition, prefix: "")
+        object.classVersion = try Self.classVersion(
+            fields, field: object.versionField, definition: definition, prefix: "")
         (object.status, object.payload) = try Self.statusAndPayload(fields, prefix: "")
         try Self.checkPropertyTypes(object, registry: context.keyset.registry, prefix: "")
         return Self.dataResponse(commitUpdate(context.keyset, object).jsonValue, mediaType: collection.mediaType)

@@ -31,7 +31,8 @@ struct FilterSchema {
         if ["eTag", "expiresAt"].contains(name) {
             reason = "'\(name)' is neither filterable nor sortable"
         } else if let mode = modes[name] {
-            let needs = tier.map { if case .full = $0 { return "full" } else { return "simple or full" } } ?? "simple or full"
+            let needs =
+                tier.map { if case .full = $0 { return "full" } else { return "simple or full" } } ?? "simple or full"
             reason = "property '\(name)' has filtering mode '\(mode.rawValue)'; \(parameter) needs \(needs)"
         } else if otherVersionNames.contains(name) {
             reason =

@@ -11,7 +11,9 @@ enum PatchBody {
         guard !items.isEmpty else { throw .invalid("the patch has no operations", path: "") }
         var operations: [PatchOperation] = []
         for (index, item) in items.enumerated() {
-            guard let fields = item.objectValue else { throw .invalid("an operation must be an object", path: "/\(index)") }
+            guard let fields = item.objectValue else {
+                throw .invalid("an operation must be an object", path: "/\(index)")
+            }
             guard let op = fields["op"]?.stringValue else { throw .missing("/\(index)/op") }
             let allowed: Set<String>
             switch op {

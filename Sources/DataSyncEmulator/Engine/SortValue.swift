@@ -31,7 +31,8 @@ enum SortValue: Comparable {
         switch (lhs, rhs) {
         case (.bool(let left), .bool(let right)): return !left && right
         case (.number(let left), .number(let right)): return left < right
-        case (.string(let left), .string(let right)): return left.unicodeScalars.lexicographicallyPrecedes(right.unicodeScalars)
+        case (.string(let left), .string(let right)):
+            return left.unicodeScalars.lexicographicallyPrecedes(right.unicodeScalars)
         default: return lhs.rank < rhs.rank
         }
     }

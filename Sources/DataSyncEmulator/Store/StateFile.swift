@@ -87,7 +87,8 @@ enum StateFile {
                     var fields = json.objectValue ?? [:]
                     fields["builtIn"] = nil
                     do {
-                        let draft = try ClassDraft(kind: kind, json: .object(fields), path: "\(path)/\(field)/\(classIndex)")
+                        let draft = try ClassDraft(
+                            kind: kind, json: .object(fields), path: "\(path)/\(field)/\(classIndex)")
                         keyset.registry.store(try keyset.registry.resolveDraft(draft, replacing: nil, path: ""))
                     } catch {
                         throw corrupt("\(error.path ?? path): \(error.message)")

@@ -21,7 +21,9 @@ enum PointerLookup {
                 guard let next = members[token] else { return nil }
                 current = next
             case .array(let items):
-                guard let index = Int(token), index >= 0, index < items.count, String(index) == token else { return nil }
+                guard let index = Int(token), index >= 0, index < items.count, String(index) == token else {
+                    return nil
+                }
                 current = items[index]
             default:
                 return nil
