@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch", "DataSyncEmulator"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),

@@ -27,14 +27,16 @@ extension Engine {
         let now = now()
 
         // Candidates: through the link index when a linked id is given, else the class buckets.
-        var candidates: [String] = []
+        var buckets: [[String: ObjectBox]] = []
         if let linked = plan.sideA ?? plan.sideB {
             let familySet = Set(plan.family)
-            candidates = keyset.linkedRelationshipIds(of: linked).filter {
-                keyset.object(.relationship, $0).map { familySet.contains($0.classKey) } ?? false
+            var bucket: [String: ObjectBox] = [:]
+            for id in keyset.linkedRelationshipIds(of: linked) {
+                if let box = keyset.box(.relationship, id), familySet.contains(box.object.classKey) { bucket[id] = box }
             }
+            buckets = [bucket]
         } else {
-            for key in plan.family { candidates.append(contentsOf: keyset.ids(space, ofClass: key)) }
+            buckets = plan.family.map { keyset.members(space, ofClass: $0) }
         }
 
         // Objects whose sort position may have moved since paging started are skipped on later
@@ -44,18 +46,30 @@ extension Engine {
         let capacity = plan.limit + 1
         var heap: [SortPosition] = []
         heap.reserveCapacity(capacity)
-        for id in candidates {
-            guard let object = keyset.object(space, id), context.collection.contains(object),
-                object.expiresAt > now
-            else { continue }
-            if let version = plan.version, object.classVersion != version { continue }
-            if let sideA = plan.sideA, object.sideA != sideA { continue }
-            if let sideB = plan.sideB, object.sideB != sideB { continue }
-            if let changedAfter, object.revision > changedAfter { continue }
-            if let filter = plan.filter, !filter.matches({ Self.resolve($0, object, plan.pointers) }) { continue }
-            let position = SortPosition(values: plan.sort.map { $0.value(of: object) }, id: object.id)
-            if let cursor = plan.cursor, !cursor.position.precedes(position, fields: plan.sort) { continue }
-            Self.offer(position, to: &heap, capacity: capacity, fields: plan.sort)
+        var values: [SortValue] = []
+        values.reserveCapacity(plan.sort.count)
+        for bucket in buckets {
+            for box in bucket.values {
+                guard
+                    Self.qualifies(
+                        box, plan: plan, collection: context.collection, now: now, changedAfter: changedAfter)
+                else { continue }
+                values.removeAll(keepingCapacity: true)
+                for field in plan.sort { values.append(field.value(of: box)) }
+                let id = box.object.id
+                if let cursor = plan.cursor,
+                    !SortPosition.precedes(cursor.position.values, cursor.position.id, values, id, fields: plan.sort)
+                {
+                    continue
+                }
+                // Most objects fall behind a full page: test before building a position.
+                if heap.count == capacity, let root = heap.first,
+                    !SortPosition.precedes(values, id, root.values, root.id, fields: plan.sort)
+                {
+                    continue
+                }
+                Self.offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
+            }
         }
         heap.sort { $0.precedes($1, fields: plan.sort) }
         let hasNext = heap.count > plan.limit
@@ -73,6 +87,21 @@ extension Engine {
         return Self.body(
             ["data": .array(data), "meta": .object(meta), "links": .object(links)], status: 200,
             mediaType: context.collection.mediaType)
+    }
+
+    private static func qualifies(
+        _ box: ObjectBox, plan: ListPlan, collection: ObjectCollection, now: Int64, changedAfter: UInt64?
+    ) -> Bool {
+        // Fields are read one by one through the box: copying a whole object costs more than
+        // the checks themselves.
+        guard box.object.expiresAt > now else { return false }
+        if let fixedKind = collection.fixedKind, box.object.kind != fixedKind { return false }
+        if let version = plan.version, box.object.classVersion != version { return false }
+        if let sideA = plan.sideA, box.object.sideA != sideA { return false }
+        if let sideB = plan.sideB, box.object.sideB != sideB { return false }
+        if let changedAfter, box.object.revision > changedAfter { return false }
+        if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { return false }
+        return true
     }
 
     /// Keeps the `capacity` first positions seen in a max-heap (root = the last of them).
@@ -107,13 +136,13 @@ extension Engine {
     }
 
     /// A property value for the filter evaluator; nil when absent.
-    private static func resolve(_ name: String, _ object: StoredObject, _ pointers: [String: [String]]) -> JSONValue? {
+    private static func resolve(_ name: String, _ box: ObjectBox, _ pointers: [String: [String]]) -> JSONValue? {
         switch name {
-        case "id": return .string(object.id)
-        case "createdAt": return .string(Timestamp.string(micros: object.createdAt))
-        case "updatedAt": return .string(Timestamp.string(micros: object.updatedAt))
-        case "status": return object.status.map(JSONValue.string)
-        default: return pointers[name].flatMap { object.value(atPointerTokens: $0) }
+        case "id": return .string(box.object.id)
+        case "createdAt": return .string(Timestamp.string(micros: box.object.createdAt))
+        case "updatedAt": return .string(Timestamp.string(micros: box.object.updatedAt))
+        case "status": return box.object.status.map(JSONValue.string)
+        default: return pointers[name].flatMap { box.object.value(atPointerTokens: $0) }
         }
     }
 

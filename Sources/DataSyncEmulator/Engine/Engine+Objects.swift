@@ -11,8 +11,10 @@ extension Engine {
     /// Accepts the request's Content-Type when its media type is `expected` (parameters other
     /// than `version=1` are ignored; a different version is refused).
     static func checkMediaType(_ request: ServerRequest, expected: String) throws(APIError) {
+        let header = request.header("Content-Type")
+        if header == expected { return }
         let expectedType = expected.split(separator: ";")[0].lowercased()
-        guard let header = request.header("Content-Type") else {
+        guard let header else {
             throw APIError(
                 status: 415, code: .invalidValue, message: "Content-Type must be \(expected)", path: "Content-Type")
         }

@@ -61,13 +61,13 @@ struct SortField {
     var descending: Bool
     var source: Source
 
-    func value(of object: StoredObject) -> SortValue {
+    func value(of box: ObjectBox) -> SortValue {
         switch source {
-        case .id: return .string(object.id)
-        case .createdAt: return .number(Double(object.createdAt))
-        case .updatedAt: return .number(Double(object.updatedAt))
-        case .status: return object.status.map(SortValue.string) ?? .null
-        case .pointer(let tokens): return SortValue(object.value(atPointerTokens: tokens))
+        case .id: return .string(box.object.id)
+        case .createdAt: return .number(Double(box.object.createdAt))
+        case .updatedAt: return .number(Double(box.object.updatedAt))
+        case .status: return box.object.status.map(SortValue.string) ?? .null
+        case .pointer(let tokens): return SortValue(box.object.value(atPointerTokens: tokens))
         }
     }
 }
@@ -79,12 +79,19 @@ struct SortPosition {
 
     /// Whether `self` comes before `other` under `fields`.
     func precedes(_ other: SortPosition, fields: [SortField]) -> Bool {
-        for (index, field) in fields.enumerated() {
-            let left = values[index]
-            let right = other.values[index]
+        Self.precedes(values, id, other.values, other.id, fields: fields)
+    }
+
+    /// The order on (values, id) pairs, usable without building a position.
+    static func precedes(
+        _ leftValues: [SortValue], _ leftId: String, _ rightValues: [SortValue], _ rightId: String, fields: [SortField]
+    ) -> Bool {
+        for index in fields.indices {
+            let left = leftValues[index]
+            let right = rightValues[index]
             if left == right { continue }
-            return field.descending ? right < left : left < right
+            return fields[index].descending ? right < left : left < right
         }
-        return id.unicodeScalars.lexicographicallyPrecedes(other.id.unicodeScalars)
+        return leftId.utf8.lexicographicallyPrecedes(rightId.utf8)
     }
 }

@@ -1,3 +1,12 @@
+/// One stored object behind a reference, so the id index and the class index share it and a
+/// listing scan reads fields in place: the object is a `let`, so reading one field neither
+/// copies the object nor needs an exclusivity check. A write replaces the box.
+final class ObjectBox: Sendable {
+    let object: StoredObject
+
+    init(_ object: StoredObject) { self.object = object }
+}
+
 /// All state of one subscribe key: its classes, objects and the indexes that keep listing,
 /// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
 ///
@@ -6,11 +15,11 @@
 final class Keyset {
     let subscribeKey: String
     var registry: ClassRegistry
-    private(set) var entities: [String: StoredObject] = [:]
-    private(set) var relationships: [String: StoredObject] = [:]
-    /// Object ids by exact class, per id space: a class's family is the union of its members'.
-    private(set) var entityIdsByClass: [ClassKey: Set<String>] = [:]
-    private(set) var relationshipIdsByClass: [ClassKey: Set<String>] = [:]
+    private(set) var entities: [String: ObjectBox] = [:]
+    private(set) var relationships: [String: ObjectBox] = [:]
+    /// Objects by exact class, per id space: a class's family is the union of its members'.
+    private(set) var entityMembers: [ClassKey: [String: ObjectBox]] = [:]
+    private(set) var relationshipMembers: [ClassKey: [String: ObjectBox]] = [:]
     /// Entity id → ids of the memberships and relationships that name it on either side.
     private(set) var links: [String: Set<String>] = [:]
     /// "channelId NUL userId" → membership id: one membership per pair.
@@ -24,17 +33,20 @@ final class Keyset {
         self.registry = registry
     }
 
-    func object(_ space: ClassKind, _ id: String) -> StoredObject? {
+    func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
+
+    func box(_ space: ClassKind, _ id: String) -> ObjectBox? {
         space == .entity ? entities[id] : relationships[id]
     }
 
-    func ids(_ space: ClassKind, ofClass key: ClassKey) -> Set<String> {
-        (space == .entity ? entityIdsByClass[key] : relationshipIdsByClass[key]) ?? []
+    /// The objects of exactly class `key`, by id.
+    func members(_ space: ClassKind, ofClass key: ClassKey) -> [String: ObjectBox] {
+        (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
     }
 
-    func count(_ space: ClassKind, ofClass key: ClassKey) -> Int {
-        (space == .entity ? entityIdsByClass[key]?.count : relationshipIdsByClass[key]?.count) ?? 0
-    }
+    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] { Array(members(space, ofClass: key).keys) }
+
+    func count(_ space: ClassKind, ofClass key: ClassKey) -> Int { members(space, ofClass: key).count }
 
     static func pairKey(channelId: String, userId: String) -> String { channelId + "\u{0}" + userId }
 
@@ -47,13 +59,14 @@ final class Keyset {
     /// Adds a new object (its id must be free in its space).
     func insert(_ object: StoredObject) {
         let space = object.kind.space
+        let box = ObjectBox(object)
         switch space {
         case .entity:
-            entities[object.id] = object
-            entityIdsByClass[object.classKey, default: []].insert(object.id)
+            entities[object.id] = box
+            entityMembers[object.classKey, default: [:]][object.id] = box
         case .relationship:
-            relationships[object.id] = object
-            relationshipIdsByClass[object.classKey, default: []].insert(object.id)
+            relationships[object.id] = box
+            relationshipMembers[object.classKey, default: [:]][object.id] = box
             if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
             if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
@@ -66,9 +79,14 @@ final class Keyset {
 
     /// Replaces an existing object's mutable state (class, sides, expiry never change).
     func update(_ object: StoredObject) {
+        let box = ObjectBox(object)
         switch object.kind.space {
-        case .entity: entities[object.id] = object
-        case .relationship: relationships[object.id] = object
+        case .entity:
+            entities[object.id] = box
+            entityMembers[object.classKey, default: [:]][object.id] = box
+        case .relationship:
+            relationships[object.id] = box
+            relationshipMembers[object.classKey, default: [:]][object.id] = box
         }
     }
 
@@ -77,12 +95,12 @@ final class Keyset {
     func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
         switch space {
         case .entity:
-            guard let object = entities.removeValue(forKey: id) else { return nil }
-            entityIdsByClass[object.classKey]?.remove(id)
+            guard let object = entities.removeValue(forKey: id)?.object else { return nil }
+            entityMembers[object.classKey]?[id] = nil
             return object
         case .relationship:
-            guard let object = relationships.removeValue(forKey: id) else { return nil }
-            relationshipIdsByClass[object.classKey]?.remove(id)
+            guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
+            relationshipMembers[object.classKey]?[id] = nil
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
                 links[side]?.remove(id)
                 if links[side]?.isEmpty == true { links[side] = nil }
@@ -107,5 +125,5 @@ final class Keyset {
         return due
     }
 
-    var allObjects: [StoredObject] { Array(entities.values) + Array(relationships.values) }
+    var allObjects: [StoredObject] { entities.values.map(\.object) + relationships.values.map(\.object) }
 }

@@ -9,7 +9,8 @@ enum PointerLookup {
         if pointer.isEmpty { return [] }
         guard pointer.hasPrefix("/") else { return nil }
         return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            $0.contains("~")
+                ? $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String($0)
         }
     }
 
@@ -37,12 +38,14 @@ extension StoredObject {
     /// The value a class property pointer (`/status` or `/payload/...`) names, nil when absent.
     func value(atPointerTokens tokens: [String]) -> JSONValue? {
         guard let first = tokens.first else { return nil }
-        switch first {
-        case "status": return tokens.count == 1 ? status.map(JSONValue.string) : nil
-        case "payload":
-            guard let payload else { return nil }
-            return PointerLookup.value(at: tokens.dropFirst(), in: payload)
-        default: return nil
+        if first == "payload" {
+            // The common case, one key under payload, without slicing or copying the payload.
+            guard tokens.count > 1, case .object(let members)? = payload, let value = members[tokens[1]] else {
+                return nil
+            }
+            return tokens.count == 2 ? value : PointerLookup.value(at: tokens.dropFirst(2), in: value)
         }
+        if first == "status", tokens.count == 1 { return status.map(JSONValue.string) }
+        return nil
     }
 }
