@@ -30,6 +30,8 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )

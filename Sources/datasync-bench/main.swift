@@ -3,6 +3,7 @@
 
 let groups: [BenchGroup] = [
     BenchGroup(name: "json", run: JSONBenchmarks.run),
+    BenchGroup(name: "patch", run: PatchBenchmarks.run),
     BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
 ]
 

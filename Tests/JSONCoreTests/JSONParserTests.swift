@@ -150,3 +150,39 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONNumberConversionTests {
+    /// The parser's fast decimal path must agree bit for bit with the standard library.
+    @Test func decimalsAgreeWithTheStandardLibrary() throws {
+        var generator = SystemRandomNumberGenerator()
+        var seed = UInt64.random(in: 0...UInt64.max, using: &generator)
+        let start = seed
+        func next() -> UInt64 {
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            var z = seed
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        for _ in 0..<20_000 {
+            let digits = Int(next() % 18) + 1
+            var text = next() % 2 == 0 ? "-" : ""
+            let whole = String(next() % 1_000_000_000_000_000_000).prefix(digits)
+            text += whole
+            if next() % 3 != 0 {
+                text += "." + String(next() % 1_000_000_000_000).prefix(Int(next() % 12) + 1)
+            }
+            if next() % 3 == 0 {
+                text += "e" + (next() % 2 == 0 ? "-" : "+") + String(next() % 40)
+            }
+            let parsed = try JSONValue(parsing: text)
+            let expected = try #require(Double(text), "seed \(start): \(text)")
+            guard let actual = parsed.doubleValue else {
+                Issue.record("seed \(start): \(text) parsed as \(parsed)")
+                continue
+            }
+            if case .int = parsed { continue }
+            #expect(actual.bitPattern == expected.bitPattern, "seed \(start): \(text)")
+        }
+    }
+}
