@@ -53,16 +53,19 @@ enum PatchBody {
     }
 }
 
-/// The seam between the emulator and the `JSONPatch` module's RFC 6902 `apply`.
+/// The bridge to the `JSONPatch` module's RFC 6902 `apply`.
 enum PatchApplication {
-    /// Whether patches can be applied in this build.
-    static let isAvailable = false
-
     /// Applies `operations` to `document` atomically. A failing `test` is a 409 `DS-0302`; any
     /// other failure (missing target, bad index) a 400 naming the operation.
     static func apply(_ operations: [PatchOperation], to document: JSONValue) throws(APIError) -> JSONValue {
-        throw APIError(
-            status: 501, code: .unsupported,
-            message: "JSON Patch application is not available in this build (the JSONPatch apply has not landed)")
+        do {
+            return try Patch.apply(operations, to: document)
+        } catch {
+            let path = error.operationIndex.map { "/\($0)" }
+            if error.code == .testFailed {
+                throw APIError(status: 409, code: .testFailed, message: error.message, path: path)
+            }
+            throw APIError.invalid(error.message, path: path)
+        }
     }
 }
