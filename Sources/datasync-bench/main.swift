@@ -4,6 +4,8 @@
 let groups: [BenchGroup] = [
     BenchGroup(name: "json", run: JSONBenchmarks.run),
     BenchGroup(name: "patch", run: PatchBenchmarks.run),
+    BenchGroup(name: "auth", run: AuthBenchmarks.run),
+    BenchGroup(name: "filter", run: FilterBenchmarks.run),
     BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
 ]
 
