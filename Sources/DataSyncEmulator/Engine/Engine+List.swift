@@ -235,8 +235,8 @@ extension Engine {
             modes[property.name] = property.filtering
             pointers[property.name] = PointerLookup.tokens(property.pointer)
         }
-        for name in FilterSchema.builtIns { modes[name] = .full }
-        let schema = FilterSchema(
+        for name in ListSchema.builtIns { modes[name] = .full }
+        let schema = ListSchema(
             modes: modes, otherVersionNames: registry.allDeclaredNames(space, definition.key).subtracting(modes.keys),
             versionGiven: version != nil)
 
@@ -245,7 +245,7 @@ extension Engine {
         if fastText != nil, fullText != nil {
             throw .invalid("send at most one of filter_fast and filter", path: "filter")
         }
-        var tier: FilterTier?
+        var tier: FilterParameter?
         var filter: CompiledFilter?
         if let fastText {
             tier = .fast(conditionLimit: filterFastConditionLimit)
@@ -287,7 +287,7 @@ extension Engine {
     /// `name,price:desc`: comma-separated properties, each optionally `:desc` (or `:asc`). A
     /// leading `-`/`+` is part of the name, so `-price` is an unknown property.
     private static func parseSort(
-        _ text: String?, schema: FilterSchema, tier: FilterTier?, pointers: [String: [String]]
+        _ text: String?, schema: ListSchema, tier: FilterParameter?, pointers: [String: [String]]
     ) throws(APIError) -> [SortField] {
         guard let text else { return [] }
         var fields: [SortField] = []
