@@ -55,6 +55,26 @@ struct LifecycleTests {
         #expect(membership.data?["expiresAt"] == "2026-09-11T00:00:00Z")
     }
 
+    @Test("a relationship expires at the earlier expiry of its sides, or its own class TTL when sooner")
+    func relationshipExpiry() async throws {
+        let client = try TestClient()
+        try await client.defineEntityClass(["name": "Ticket", "ttlDays": 5, "versions": [["version": 1]]])
+        try await client.defineRelationshipClass(["name": "Holds", "versions": [["version": 1]]])
+        try await client.defineRelationshipClass(["name": "Glance", "ttlDays": 1, "versions": [["version": 1]]])
+        try await client.user("u1")
+        let ticket = try await client.create(
+            "entities", ["id": "t1", "entityClass": "Ticket", "entityClassVersion": 1])
+        #expect(ticket.data?["expiresAt"] == "2026-09-13T00:00:00Z")
+        let holds = try await client.create(
+            "relationships",
+            ["entityAId": "u1", "entityBId": "t1", "relationshipClass": "Holds", "relationshipClassVersion": 1])
+        #expect(holds.data?["expiresAt"] == "2026-09-13T00:00:00Z")
+        let glance = try await client.create(
+            "relationships",
+            ["entityAId": "u1", "entityBId": "t1", "relationshipClass": "Glance", "relationshipClassVersion": 1])
+        #expect(glance.data?["expiresAt"] == "2026-09-09T00:00:00Z")
+    }
+
     @Test("an expired object is gone from reads and lists; the feed records the expiry")
     func expiredObjectsVanish() async throws {
         let client = try TestClient()

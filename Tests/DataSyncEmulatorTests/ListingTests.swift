@@ -39,6 +39,7 @@ struct ListingTests {
         #expect(try await client.get("users?entity_class=User").ids == ["e1", "e2", "u1", "u2", "u3"])
         #expect(try await client.get("users?entity_class=Employee").ids == ["e1", "e2"])
         #expect(try await client.get("entities?entity_class=Employee").ids == ["e1", "e2"])
+        #expect(try await client.get("entities?entity_class=User").ids == ["e1", "e2", "u1", "u2", "u3"])
         let wrongFamily = try await client.get("channels?entity_class=Employee")
         #expect(wrongFamily.status == 400)
         #expect(wrongFamily.errorCode == "DS-0006")

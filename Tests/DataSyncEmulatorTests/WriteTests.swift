@@ -90,6 +90,22 @@ struct WriteTests {
         #expect(try await client.get("users/u1").data == current.data)
     }
 
+    @Test("a current or * If-Match is accepted on update; update of a missing object is a 404")
+    func currentIfMatchOnUpdate() async throws {
+        let client = try TestClient()
+        let created = try await client.user("u1")
+        let patched = try await client.patch(
+            "users", "u1", [["op": "add", "path": "/status", "value": "on"]], ifMatch: try created.requiredETag())
+        #expect(patched.status == 200)
+        #expect(patched.data?["status"] == "on")
+        let any = try await client.patch("users", "u1", [["op": "remove", "path": "/status"]], ifMatch: "*")
+        #expect(any.status == 200)
+        #expect(any.data?["status"] == nil)
+        let missing = try await client.patch("users", "nobody", [["op": "remove", "path": "/status"]])
+        #expect(missing.status == 404)
+        #expect(missing.errorCode == "DS-0100")
+    }
+
     @Test("a current If-Match is accepted on set and remove")
     func currentIfMatch() async throws {
         let client = try TestClient()
