@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
     ],
     targets: [
         // Libraries
@@ -28,14 +29,21 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+
+        // System and C shims
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "CEpoll"),
 
         // Executables
         .executableTarget(
             name: "datasync-bench",
             dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
         ),
+
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
@@ -48,6 +56,7 @@ let package = Package(
         .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
     ],

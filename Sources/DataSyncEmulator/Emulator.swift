@@ -45,6 +45,8 @@ public struct EmulatorConfiguration: Sendable {
 public actor Emulator {
     let engine: Engine
     private let stateFile: String?
+    /// The HTTP server while ``start(host:port:)`` is in effect.
+    var server: RunningServer?
 
     /// Creates an emulator: defines the configured classes, loads the state file if there is
     /// one, otherwise applies the seed.

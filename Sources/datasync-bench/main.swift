@@ -6,6 +6,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "patch", run: PatchBenchmarks.run),
     BenchGroup(name: "auth", run: AuthBenchmarks.run),
     BenchGroup(name: "filter", run: FilterBenchmarks.run),
+    BenchGroup(name: "server", run: ServerBenchmarks.run),
     BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
 ]
 
