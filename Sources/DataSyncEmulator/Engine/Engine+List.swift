@@ -62,12 +62,14 @@ extension Engine {
                 {
                     continue
                 }
-                // Most objects fall behind a full page: test before building a position.
+                // Most objects fall behind a full page: test that before building a position or
+                // running the (costlier) filter.
                 if heap.count == capacity, let root = heap.first,
                     !SortPosition.precedes(values, id, root.values, root.id, fields: plan.sort)
                 {
                     continue
                 }
+                if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
                 Self.offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
             }
         }
@@ -100,7 +102,6 @@ extension Engine {
         if let sideA = plan.sideA, box.object.sideA != sideA { return false }
         if let sideB = plan.sideB, box.object.sideB != sideB { return false }
         if let changedAfter, box.object.revision > changedAfter { return false }
-        if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { return false }
         return true
     }
 
