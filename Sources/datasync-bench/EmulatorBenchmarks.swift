@@ -82,6 +82,7 @@ enum EmulatorBenchmarks {
         rows.append(BenchRow(scenario: "emulator get, 100k objects", unit: "req/s", ours: getRate))
 
         let lists: [(String, String)] = [
+            ("emulator list default order (id) limit=100, 100k objects", "limit=100"),
             ("emulator list sort=price:desc limit=20, 100k objects", "sort=price:desc&limit=20"),
             (
                 "emulator list filter_fast category+price, sort=price:desc limit=20, 100k objects",

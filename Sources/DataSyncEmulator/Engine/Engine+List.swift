@@ -26,6 +26,33 @@ extension Engine {
         let space = context.collection.space
         let now = now()
 
+        var heap =
+            plan.sort.isEmpty && plan.sideA == nil && plan.sideB == nil
+            ? inIdOrder(plan, keyset: keyset, collection: context.collection, now: now)
+            : bySorting(plan, keyset: keyset, collection: context.collection, now: now)
+        heap.sort { $0.precedes($1, fields: plan.sort) }
+        let hasNext = heap.count > plan.limit
+        let page = heap.prefix(plan.limit)
+        let data = page.compactMap { keyset.object(space, $0.id)?.jsonValue }
+        var meta: [String: JSONValue] = ["has_next": .bool(hasNext), "limit": .int(Int64(plan.limit))]
+        var links: [String: JSONValue] = ["self": .string(context.target), "next": .null]
+        if hasNext, let last = page.last {
+            let cursor = ListCursor(
+                fingerprint: plan.fingerprint, position: last, startRevision: plan.cursor?.startRevision ?? revision)
+            let token = cursor.encode(key: cursorKey)
+            meta["next_cursor"] = .string(token)
+            links["next"] = .string(Self.nextLink(context, cursor: token))
+        }
+        return Self.body(
+            ["data": .array(data), "meta": .object(meta), "links": .object(links)], status: 200,
+            mediaType: context.collection.mediaType)
+    }
+
+    /// Any sort, any candidates: one pass over the candidates keeping the first `limit + 1`
+    /// positions in a bounded heap (O(n log limit)).
+    private func bySorting(_ plan: ListPlan, keyset: Keyset, collection: ObjectCollection, now: Int64) -> [SortPosition]
+    {
+        let space = collection.space
         // Candidates: through the link index when a linked id is given, else the class buckets.
         var buckets: [[String: ObjectBox]] = []
         if let linked = plan.sideA ?? plan.sideB {
@@ -52,7 +79,7 @@ extension Engine {
             for box in bucket.values {
                 guard
                     Self.qualifies(
-                        box, plan: plan, collection: context.collection, now: now, changedAfter: changedAfter)
+                        box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
                 else { continue }
                 values.removeAll(keepingCapacity: true)
                 for field in plan.sort { values.append(field.value(of: box)) }
@@ -73,22 +100,35 @@ extension Engine {
                 Self.offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
             }
         }
-        heap.sort { $0.precedes($1, fields: plan.sort) }
-        let hasNext = heap.count > plan.limit
-        let page = heap.prefix(plan.limit)
-        let data = page.compactMap { keyset.object(space, $0.id)?.jsonValue }
-        var meta: [String: JSONValue] = ["has_next": .bool(hasNext), "limit": .int(Int64(plan.limit))]
-        var links: [String: JSONValue] = ["self": .string(context.target), "next": .null]
-        if hasNext, let last = page.last {
-            let cursor = ListCursor(
-                fingerprint: plan.fingerprint, position: last, startRevision: plan.cursor?.startRevision ?? revision)
-            let token = cursor.encode(key: cursorKey)
-            meta["next_cursor"] = .string(token)
-            links["next"] = .string(Self.nextLink(context, cursor: token))
+        return heap
+    }
+
+    /// The default order (`id` ascending) without linked-id filters: walks the family's sorted id
+    /// indexes from the cursor, merging them, and stops once the page is full, so a page costs
+    /// O(k log n + scanned) rather than a pass over the whole collection.
+    private func inIdOrder(_ plan: ListPlan, keyset: Keyset, collection: ObjectCollection, now: Int64) -> [SortPosition]
+    {
+        let space = collection.space
+        let orders = plan.family.compactMap { keyset.order(space, ofClass: $0) }
+        var cursors = orders.map { $0.cursor(after: plan.cursor?.position.id) }
+        var page: [SortPosition] = []
+        let capacity = plan.limit + 1
+        while page.count < capacity {
+            var chosen: (index: Int, id: String)?
+            for index in orders.indices {
+                guard let id = orders[index].id(at: cursors[index]) else { continue }
+                if let current = chosen, !SortedIds.less(id, current.id) { continue }
+                chosen = (index, id)
+            }
+            guard let (index, id) = chosen else { break }
+            orders[index].advance(&cursors[index])
+            guard let box = keyset.box(space, id),
+                Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: nil)
+            else { continue }
+            if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
+            page.append(SortPosition(values: [], id: id))
         }
-        return Self.body(
-            ["data": .array(data), "meta": .object(meta), "links": .object(links)], status: 200,
-            mediaType: context.collection.mediaType)
+        return page
     }
 
     private static func qualifies(

@@ -20,6 +20,9 @@ final class Keyset {
     /// Objects by exact class, per id space: a class's family is the union of its members'.
     private(set) var entityMembers: [ClassKey: [String: ObjectBox]] = [:]
     private(set) var relationshipMembers: [ClassKey: [String: ObjectBox]] = [:]
+    /// The same ids per class in ascending order, for pages in the default (`id`) order.
+    private(set) var entityOrder: [ClassKey: SortedIds] = [:]
+    private(set) var relationshipOrder: [ClassKey: SortedIds] = [:]
     /// Entity id → ids of the memberships and relationships that name it on either side.
     private(set) var links: [String: Set<String>] = [:]
     /// "channelId NUL userId" → membership id: one membership per pair.
@@ -44,6 +47,10 @@ final class Keyset {
         (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
     }
 
+    func order(_ space: ClassKind, ofClass key: ClassKey) -> SortedIds? {
+        space == .entity ? entityOrder[key] : relationshipOrder[key]
+    }
+
     func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] { Array(members(space, ofClass: key).keys) }
 
     func count(_ space: ClassKind, ofClass key: ClassKey) -> Int { members(space, ofClass: key).count }
@@ -64,9 +71,11 @@ final class Keyset {
         case .entity:
             entities[object.id] = box
             entityMembers[object.classKey, default: [:]][object.id] = box
+            entityOrder[object.classKey, default: SortedIds()].insert(object.id)
         case .relationship:
             relationships[object.id] = box
             relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationshipOrder[object.classKey, default: SortedIds()].insert(object.id)
             if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
             if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
@@ -97,10 +106,12 @@ final class Keyset {
         case .entity:
             guard let object = entities.removeValue(forKey: id)?.object else { return nil }
             entityMembers[object.classKey]?[id] = nil
+            entityOrder[object.classKey]?.remove(id)
             return object
         case .relationship:
             guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
             relationshipMembers[object.classKey]?[id] = nil
+            relationshipOrder[object.classKey]?.remove(id)
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
                 links[side]?.remove(id)
                 if links[side]?.isEmpty == true { links[side] = nil }
