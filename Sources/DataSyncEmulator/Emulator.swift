@@ -38,7 +38,7 @@ public struct EmulatorConfiguration: Sendable {
 /// serve it over HTTP.
 ///
 /// ```swift
-/// let emulator = try await Emulator(configuration: EmulatorConfiguration(startTime: Date()))
+/// let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: Date()))
 /// let response = await emulator.respond(to: ServerRequest(method: "GET", target: "/v1/datasync/subkeys/demo/users"))
 /// await emulator.advanceTime(days: 31)  // everything created above has now expired
 /// ```
