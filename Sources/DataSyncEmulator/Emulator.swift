@@ -151,6 +151,13 @@ public actor Emulator {
 
     /// The sequence number of the last committed change (0 before any).
     public var lastSequence: UInt64 { engine.revision }
+
+    /// Removes every object whose `expiresAt` has passed, in every keyset (requests do this for
+    /// their own keyset, and a serving emulator about once a second).
+    func sweepExpired() {
+        engine.sweepAll()
+        try? persistIfNeeded()
+    }
 }
 
 /// Routes requests from an HTTP server to an ``Emulator``.

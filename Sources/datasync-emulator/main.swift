@@ -76,21 +76,6 @@ func readJSON(_ path: String, what: String) -> JSONValue {
     }
 }
 
-/// Logs one line per request to standard output, then answers it from the emulator.
-struct LoggingHandler: ServerHandler {
-    let inner: any ServerHandler
-
-    func handle(_ request: ServerRequest) async -> ServerResponse {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let response = await inner.handle(request)
-        let elapsed = start.duration(to: clock.now)
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        log("\(request.method) \(request.target) -> \(response.status) (\(String(format: "%.1f", milliseconds)) ms)")
-        return response
-    }
-}
-
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let configuration = EmulatorConfiguration(
     filterFastConditionLimit: options.filterFastLimit,
@@ -122,17 +107,13 @@ nonisolated func signalStream() -> (AsyncStream<Int32>, [any DispatchSourceSigna
 }
 let (signals, sources) = signalStream()
 
-let server = HTTPServer(
-    configuration: HTTPServer.Configuration(host: options.host, port: options.port),
-    handler: LoggingHandler(inner: emulator.handler))
+let url: URL
 do {
-    try await server.start()
+    url = try await emulator.start(host: options.host, port: options.port, requestLog: log)
 } catch {
-    fail("cannot listen on \(options.host):\(options.port): \(error)")
+    fail("\(error)")
 }
-let port = server.port.map(String.init) ?? "?"
-let hostInURL = options.host.contains(":") ? "[\(options.host)]" : options.host
-log("DataSync emulator listening on http://\(hostInURL):\(port)")
+log("DataSync emulator listening on \(url.absoluteString)")
 log("Keys: any publish key and any subscribe key work (each subscribe key is its own keyset),")
 log("      for example publishKey \"demo\" and subscribeKey \"demo\".")
 log("Credentials: none are checked; any auth token is accepted (access control is not emulated yet).")
@@ -143,7 +124,7 @@ for await number in signals {
     log("received signal \(number), stopping")
     break
 }
-await server.stop()
+await emulator.stop()
 for source in sources { source.cancel() }
 log("stopped")
 exit(0)
