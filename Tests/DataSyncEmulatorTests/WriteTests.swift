@@ -169,8 +169,7 @@ struct WriteTests {
         #expect(wrongType.status == 415)
     }
 
-    @Test(
-        "update applies a JSON Patch to the stored names atomically", )
+    @Test("update applies a JSON Patch to the stored names atomically")
     func updateApplies() async throws {
         let client = try TestClient()
         let created = try await client.user(
@@ -198,8 +197,24 @@ struct WriteTests {
         #expect(reply.data?["expiresAt"] == created.data?["expiresAt"])
     }
 
-    @Test(
-        "a failing test op is a 409 DS-0302 and nothing changes", )
+    @Test("a patch can add payload members to an object that has no payload")
+    func patchWithoutPayload() async throws {
+        let client = try TestClient()
+        let created = try await client.create("users", ["id": "u1", "entityClassVersion": 1])
+        #expect(created.data?["payload"] == nil)
+        let added = try await client.patch("users", "u1", [["op": "add", "path": "/payload/name", "value": "Ann"]])
+        #expect(added.status == 200)
+        #expect(added.data?["payload"] == ["name": "Ann"])
+        try await client.channel("c1", payload: nil)
+        let tested = try await client.patch(
+            "channels", "c1",
+            [["op": "add", "path": "/status", "value": "x"], ["op": "test", "path": "/payload/a", "value": nil]])
+        #expect(tested.status >= 400)
+        #expect(try await client.get("channels/c1").data?["payload"] == nil)
+        #expect(try await client.get("channels/c1").data?["status"] == nil)
+    }
+
+    @Test("a failing test op is a 409 DS-0302 and nothing changes")
     func failingTest() async throws {
         let client = try TestClient()
         let created = try await client.user("u1", payload: ["a": 1])
@@ -211,8 +226,7 @@ struct WriteTests {
         #expect(try await client.get("users/u1").data == created.data)
     }
 
-    @Test(
-        "update may change the class version and checks declared types", )
+    @Test("update may change the class version and checks declared types")
     func updateVersion() async throws {
         let client = try TestClient()
         try await client.defineEntityClass(productClass)

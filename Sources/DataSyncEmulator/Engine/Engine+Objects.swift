@@ -393,8 +393,18 @@ extension Engine {
                 }
             }
         }
-        let patched = try PatchApplication.apply(operations, to: object.jsonValue)
-        guard let fields = patched.objectValue else { throw .invalid("the patch must leave an object") }
+        // An object without a payload is patched as if it had an empty one, so `add
+        // /payload/name` works on it; an empty payload that the patch leaves empty stays absent.
+        var document = object.jsonValue
+        let hadPayload = object.payload != nil
+        if !hadPayload,
+            operations.contains(where: { $0.path.hasPrefix("/payload/") || $0.from?.hasPrefix("/payload/") == true })
+        {
+            document["payload"] = [:]
+        }
+        let patched = try PatchApplication.apply(operations, to: document)
+        guard var fields = patched.objectValue else { throw .invalid("the patch must leave an object") }
+        if !hadPayload, fields["payload"] == [:] { fields["payload"] = nil }
         guard let definition = context.keyset.registry.definition(collection.space, object.classKey) else {
             throw .notFound("class definition not found: \(object.classKey.name)")
         }
