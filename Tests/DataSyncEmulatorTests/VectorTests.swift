@@ -26,7 +26,8 @@ enum DataSyncVectors {
     /// index → (status, error code).
     static let deviations: [Int: (status: Int, code: String)] = [
         5: (201, ""),  // an Access Manager 403: access control is not emulated
-        8: (412, "DS-0300"), 27: (412, "DS-0300"), 30: (412, "DS-0300"), 32: (412, "DS-0300"), 39: (412, "DS-0300"),  // eTags from another server
+        // eTags recorded from another server
+        8: (412, "DS-0300"), 27: (412, "DS-0300"), 30: (412, "DS-0300"), 32: (412, "DS-0300"), 39: (412, "DS-0300"),
         13: (400, "DS-0004"),  // a cursor from another server
         14: (400, "DS-0005"),  // `department` is not declared on User
         15: (400, "DS-0004"), 20: (400, "DS-0004"), 33: (400, "DS-0004"),  // filter_fast with filter
