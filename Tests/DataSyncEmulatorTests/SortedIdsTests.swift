@@ -72,3 +72,56 @@ struct SortedIdsTests {
         #expect(Set(ids).union(removed) == Set(expected))
     }
 }
+
+@Suite("Sorted listing agrees with an independent sort")
+struct SortedListingTests {
+    @Test("paging any sort over many ties returns exactly the expected order", arguments: [21, 22] as [UInt64])
+    func pagedSortsMatchReference(seed: UInt64) async throws {
+        var random = SeededRandom(state: seed)
+        let client = try TestClient()
+        try await client.defineEntityClass(productClass)
+        struct Row {
+            var id: String
+            var price: Int64
+            var status: String
+        }
+        var rows: [Row] = []
+        for number in 0..<300 {
+            let row = Row(
+                id: "p\(random.next() % 100_000)-\(number)", price: Int64(random.next() % 20),
+                status: pick(["a", "b", "c"], &random))
+            let reply = try await client.create(
+                "entities",
+                [
+                    "id": .string(row.id), "entityClass": "Product", "entityClassVersion": 1,
+                    "status": .string(row.status), "payload": ["price": .int(row.price)],
+                ])
+            try #require(reply.status == 201)
+            rows.append(row)
+        }
+        func byId(_ left: Row, _ right: Row) -> Bool { SortedIds.less(left.id, right.id) }
+        let expectations: [(String, [Row])] = [
+            ("price", rows.sorted { $0.price != $1.price ? $0.price < $1.price : byId($0, $1) }),
+            ("price:desc", rows.sorted { $0.price != $1.price ? $0.price > $1.price : byId($0, $1) }),
+            (
+                "status,price:desc",
+                rows.sorted {
+                    $0.status != $1.status
+                        ? $0.status < $1.status : $0.price != $1.price ? $0.price > $1.price : byId($0, $1)
+                }
+            ),
+            ("id:desc", rows.sorted { byId($1, $0) }),
+        ]
+        for (sort, expected) in expectations {
+            let ids = try await client.pageThrough("entities", query: "entity_class=Product&limit=7&sort=\(sort)")
+            #expect(ids == expected.map(\.id), "sort \(sort)")
+        }
+        let cheap = try await client.pageThrough(
+            "entities",
+            query: "entity_class=Product&limit=9&sort=price:desc&filter_fast=\(PercentDecoding.encode("price < 5"))")
+        #expect(
+            cheap
+                == rows.filter { $0.price < 5 }.sorted { $0.price != $1.price ? $0.price > $1.price : byId($0, $1) }
+                .map(\.id))
+    }
+}

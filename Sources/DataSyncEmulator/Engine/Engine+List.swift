@@ -26,10 +26,14 @@ extension Engine {
         let space = context.collection.space
         let now = now()
 
-        var heap =
-            plan.sort.isEmpty && plan.sideA == nil && plan.sideB == nil
-            ? inIdOrder(plan, keyset: keyset, collection: context.collection, now: now)
-            : bySorting(plan, keyset: keyset, collection: context.collection, now: now)
+        var heap: [SortPosition]
+        if plan.sideA != nil || plan.sideB != nil {
+            heap = bySorting(plan, keyset: keyset, collection: context.collection, now: now)
+        } else if plan.sort.isEmpty {
+            heap = inIdOrder(plan, keyset: keyset, collection: context.collection, now: now)
+        } else {
+            heap = fromSnapshot(plan, keyset: keyset, collection: context.collection, now: now)
+        }
         heap.sort { $0.precedes($1, fields: plan.sort) }
         let hasNext = heap.count > plan.limit
         let page = heap.prefix(plan.limit)
@@ -101,6 +105,80 @@ extension Engine {
             }
         }
         return heap
+    }
+
+    static let sortCacheCapacity = 8
+
+    /// A sort over a whole family. The first list after a write makes one bounded-heap pass
+    /// (O(n log limit)); a second list in the same sort with no write in between builds a sorted
+    /// snapshot of the family (O(n log n)), and later ones walk it from the cursor and stop when
+    /// the page is full (O(log n + page)) until an object of the family is written again.
+    private func fromSnapshot(_ plan: ListPlan, keyset: Keyset, collection: ObjectCollection, now: Int64)
+        -> [SortPosition]
+    {
+        let space = collection.space
+        let family = plan.family.sorted { ($0.level.rawValue, $0.name) < ($1.level.rawValue, $1.name) }
+        let stamps = family.map { keyset.stamp(space, ofClass: $0) }
+        let cacheKey =
+            space.rawValue + "\u{0}" + family.map { $0.level.rawValue + ":" + $0.name }.joined(separator: ",") + "\u{0}"
+            + plan.sort.map { $0.name + ($0.descending ? ":desc" : "") }.joined(separator: ",")
+        let positions: [SortPosition]
+        let cached = keyset.sortCache[cacheKey]
+        if let cached, cached.stamps == stamps, let ready = cached.positions {
+            positions = ready
+        } else if let cached, cached.stamps == stamps {
+            // Second list of an unchanged family in this sort: worth building the snapshot.
+            var built: [SortPosition] = []
+            built.reserveCapacity(family.reduce(0) { $0 + keyset.count(space, ofClass: $1) })
+            for key in family {
+                for box in keyset.members(space, ofClass: key).values {
+                    built.append(SortPosition(values: plan.sort.map { $0.value(of: box) }, id: box.object.id))
+                }
+            }
+            built.sort { $0.precedes($1, fields: plan.sort) }
+            positions = built
+            keyset.sortCache[cacheKey] = SortSnapshot(stamps: stamps, positions: built)
+        } else {
+            // First list since a write: one bounded-heap pass, and remember the state.
+            if cached == nil {
+                keyset.sortCacheOrder.append(cacheKey)
+                if keyset.sortCacheOrder.count > Self.sortCacheCapacity {
+                    keyset.sortCache[keyset.sortCacheOrder.removeFirst()] = nil
+                }
+            }
+            keyset.sortCache[cacheKey] = SortSnapshot(stamps: stamps, positions: nil)
+            return bySorting(plan, keyset: keyset, collection: collection, now: now)
+        }
+        // The first position after the cursor (binary search: positions are in sort order).
+        var start = 0
+        if let cursor = plan.cursor {
+            var low = 0
+            var high = positions.count
+            while low < high {
+                let middle = (low + high) / 2
+                if cursor.position.precedes(positions[middle], fields: plan.sort) {
+                    high = middle
+                } else {
+                    low = middle + 1
+                }
+            }
+            start = low
+        }
+        let idOnly = plan.sort.allSatisfy { if case .id = $0.source { return true } else { return false } }
+        let changedAfter = idOnly ? nil : plan.cursor?.startRevision
+        let capacity = plan.limit + 1
+        var page: [SortPosition] = []
+        var index = start
+        while index < positions.count, page.count < capacity {
+            let position = positions[index]
+            index += 1
+            guard let box = keyset.box(space, position.id),
+                Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
+            else { continue }
+            if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
+            page.append(position)
+        }
+        return page
     }
 
     /// The default order (`id` ascending) without linked-id filters: walks the family's sorted id

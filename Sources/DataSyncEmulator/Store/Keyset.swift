@@ -7,6 +7,14 @@ final class ObjectBox: Sendable {
     init(_ object: StoredObject) { self.object = object }
 }
 
+/// A family's objects in one sort order, valid while the classes' stamps are unchanged.
+struct SortSnapshot {
+    var stamps: [UInt64]
+    /// Nil until the family was listed twice in this sort with no write in between: building a
+    /// snapshot only pays off when it is reused.
+    var positions: [SortPosition]?
+}
+
 /// All state of one subscribe key: its classes, objects and the indexes that keep listing,
 /// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
 ///
@@ -30,6 +38,13 @@ final class Keyset {
     /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
     private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
     private(set) var nextExpiry: Int64?
+    /// Bumped by every insert, update and remove of an object of the class: a sorted snapshot
+    /// of a family stays valid while none of its classes' stamps moved.
+    private(set) var entityStamps: [ClassKey: UInt64] = [:]
+    private(set) var relationshipStamps: [ClassKey: UInt64] = [:]
+    /// Sorted snapshots of class families, by family and sort (see `Engine.sortedSnapshot`).
+    var sortCache: [String: SortSnapshot] = [:]
+    var sortCacheOrder: [String] = []
 
     init(subscribeKey: String, registry: ClassRegistry) {
         self.subscribeKey = subscribeKey
@@ -45,6 +60,17 @@ final class Keyset {
     /// The objects of exactly class `key`, by id.
     func members(_ space: ClassKind, ofClass key: ClassKey) -> [String: ObjectBox] {
         (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
+    }
+
+    func stamp(_ space: ClassKind, ofClass key: ClassKey) -> UInt64 {
+        (space == .entity ? entityStamps[key] : relationshipStamps[key]) ?? 0
+    }
+
+    private func touch(_ space: ClassKind, _ key: ClassKey) {
+        switch space {
+        case .entity: entityStamps[key, default: 0] += 1
+        case .relationship: relationshipStamps[key, default: 0] += 1
+        }
     }
 
     func order(_ space: ClassKind, ofClass key: ClassKey) -> SortedIds? {
@@ -67,6 +93,7 @@ final class Keyset {
     func insert(_ object: StoredObject) {
         let space = object.kind.space
         let box = ObjectBox(object)
+        touch(space, object.classKey)
         switch space {
         case .entity:
             entities[object.id] = box
@@ -89,6 +116,7 @@ final class Keyset {
     /// Replaces an existing object's mutable state (class, sides, expiry never change).
     func update(_ object: StoredObject) {
         let box = ObjectBox(object)
+        touch(object.kind.space, object.classKey)
         switch object.kind.space {
         case .entity:
             entities[object.id] = box
@@ -105,11 +133,13 @@ final class Keyset {
         switch space {
         case .entity:
             guard let object = entities.removeValue(forKey: id)?.object else { return nil }
+            touch(.entity, object.classKey)
             entityMembers[object.classKey]?[id] = nil
             entityOrder[object.classKey]?.remove(id)
             return object
         case .relationship:
             guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
+            touch(.relationship, object.classKey)
             relationshipMembers[object.classKey]?[id] = nil
             relationshipOrder[object.classKey]?.remove(id)
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
