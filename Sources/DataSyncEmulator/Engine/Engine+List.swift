@@ -123,21 +123,24 @@ extension Engine {
             space.rawValue + "\u{0}" + family.map { $0.level.rawValue + ":" + $0.name }.joined(separator: ",") + "\u{0}"
             + plan.sort.map { $0.name + ($0.descending ? ":desc" : "") }.joined(separator: ",")
         let positions: [SortPosition]
+        let boxes: [ObjectBox]
         let cached = keyset.sortCache[cacheKey]
         if let cached, cached.stamps == stamps, let ready = cached.positions {
             positions = ready
+            boxes = cached.boxes
         } else if let cached, cached.stamps == stamps {
             // Second list of an unchanged family in this sort: worth building the snapshot.
-            var built: [SortPosition] = []
+            var built: [(position: SortPosition, box: ObjectBox)] = []
             built.reserveCapacity(family.reduce(0) { $0 + keyset.count(space, ofClass: $1) })
             for key in family {
                 for box in keyset.members(space, ofClass: key).values {
-                    built.append(SortPosition(values: plan.sort.map { $0.value(of: box) }, id: box.object.id))
+                    built.append((SortPosition(values: plan.sort.map { $0.value(of: box) }, id: box.object.id), box))
                 }
             }
-            built.sort { $0.precedes($1, fields: plan.sort) }
-            positions = built
-            keyset.sortCache[cacheKey] = SortSnapshot(stamps: stamps, positions: built)
+            built.sort { $0.position.precedes($1.position, fields: plan.sort) }
+            positions = built.map(\.position)
+            boxes = built.map(\.box)
+            keyset.sortCache[cacheKey] = SortSnapshot(stamps: stamps, positions: positions, boxes: boxes)
         } else {
             // First list since a write: one bounded-heap pass, and remember the state.
             if cached == nil {
@@ -171,9 +174,9 @@ extension Engine {
         var index = start
         while index < positions.count, page.count < capacity {
             let position = positions[index]
+            let box = boxes[index]
             index += 1
-            guard let box = keyset.box(space, position.id),
-                Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
+            guard Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
             else { continue }
             if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
             page.append(position)

@@ -13,6 +13,9 @@ struct SortSnapshot {
     /// Nil until the family was listed twice in this sort with no write in between: building a
     /// snapshot only pays off when it is reused.
     var positions: [SortPosition]?
+    /// The object behind each position: current while the stamps hold (a write replaces boxes
+    /// and moves the stamps), so a walk needs no id lookups.
+    var boxes: [ObjectBox] = []
 }
 
 /// All state of one subscribe key: its classes, objects and the indexes that keep listing,
