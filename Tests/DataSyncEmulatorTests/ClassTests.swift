@@ -151,6 +151,49 @@ struct ClassTests {
         #expect(try await client.send("DELETE", "entity-classes/User").status == 400)
     }
 
+    @Test("relationship class endpoints list, read, create, replace and delete")
+    func relationshipClassEndpoints() async throws {
+        let client = try TestClient()
+        try await client.defineEntityClass(productClass)
+        let created = try await client.send(
+            "POST", "relationship-classes",
+            body: [
+                "data": [
+                    "name": "Bought", "cardinality": "one-to-many", "entityAClass": "User", "entityBClass": "Product",
+                    "versions": [["version": 1]],
+                ]
+            ], contentType: "application/json")
+        #expect(created.status == 201)
+        #expect(created.data?["cardinality"] == "one-to-many")
+        #expect(created.data?["entityBClass"] == ["name": "Product", "level": "SubKey"])
+        #expect(created.data?["ttlDays"] == nil)
+        let names = try await client.get("relationship-classes").data?.arrayValue?.compactMap {
+            $0["name"]?.stringValue
+        }
+        #expect(names == ["Membership", "Bought"])
+        let badCardinality = try await client.send(
+            "PUT", "relationship-classes/Bought",
+            body: ["data": ["name": "Bought", "cardinality": "some", "versions": [["version": 1]]]],
+            contentType: "application/json")
+        #expect(badCardinality.status == 400)
+        #expect(badCardinality.errorPath == "/data/cardinality")
+        // The Product class is now used by Bought: it cannot be deleted until Bought is.
+        #expect(try await client.send("DELETE", "entity-classes/Product").status == 409)
+        #expect(try await client.send("DELETE", "relationship-classes/Bought").status == 200)
+        #expect(try await client.send("DELETE", "entity-classes/Product").status == 200)
+        #expect(try await client.send("DELETE", "relationship-classes/Membership").status == 400)
+        let extendsMembership = try await client.send(
+            "POST", "relationship-classes",
+            body: ["data": ["name": "Vip", "extends": "Membership", "versions": [["version": 1]]]],
+            contentType: "application/json")
+        #expect(extendsMembership.status == 400)
+        #expect(extendsMembership.errorPath == "/data/extends")
+        let wrongType = try await client.send(
+            "POST", "relationship-classes", body: ["data": ["name": "X", "versions": [["version": 1]]]],
+            contentType: "text/plain")
+        #expect(wrongType.status == 415)
+    }
+
     @Test("a malformed class definition is a 400 naming the field")
     func invalidClass() async throws {
         let client = try TestClient()

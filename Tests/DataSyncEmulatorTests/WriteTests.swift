@@ -151,6 +151,36 @@ struct WriteTests {
         #expect(move.status == 400)
     }
 
+    @Test("relationship endpoints and class are immutable on set and update")
+    func relationshipImmutable() async throws {
+        let client = try TestClient()
+        try await client.defineRelationshipClass(["name": "Follows", "versions": [["version": 1], ["version": 2]]])
+        for id in ["a", "b", "c"] { try await client.user(id) }
+        let created = try await client.create(
+            "relationships",
+            [
+                "id": "r1", "entityAId": "a", "entityBId": "b", "relationshipClass": "Follows",
+                "relationshipClassVersion": 1,
+            ])
+        try #require(created.status == 201)
+        let moved = try await client.set("relationships", "r1", ["relationshipClassVersion": 1, "entityBId": "c"])
+        #expect(moved.status == 400)
+        #expect(moved.errorPath == "/data/entityBId")
+        let echoed = try await client.set(
+            "relationships", "r1",
+            ["relationshipClassVersion": 2, "entityAId": "a", "entityBId": "b", "relationshipClass": "Follows"])
+        #expect(echoed.status == 200)
+        #expect(echoed.data?["relationshipClassVersion"] == 2)
+        for path in ["/entityAId", "/entityBId", "/relationshipClass"] {
+            let patched = try await client.patch(
+                "relationships", "r1", [["op": "replace", "path": .string(path), "value": "c"]])
+            #expect(patched.status == 400, "\(path)")
+        }
+        let version = try await client.patch(
+            "relationships", "r1", [["op": "replace", "path": "/relationshipClassVersion", "value": 1]])
+        #expect(version.data?["relationshipClassVersion"] == 1)
+    }
+
     @Test("an empty patch, a non-array or a malformed operation is a 400")
     func malformedPatch() async throws {
         let client = try TestClient()
