@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
         .library(name: "DataSync", targets: ["DataSync"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
     ],
     targets: [
         // Libraries
@@ -30,7 +31,8 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport"),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         .target(
@@ -50,6 +52,8 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
+
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
@@ -68,6 +72,7 @@ let package = Package(
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
