@@ -69,6 +69,7 @@ let package = Package(
             name: "DataSyncTests",
             dependencies: [
                 "DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
+                "DataSyncEmulator",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
