@@ -40,7 +40,10 @@ let package = Package(
         // Executables
         .executableTarget(
             name: "datasync-bench",
-            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
+            dependencies: [
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator",
+                "DataSyncTestSupport",
+            ]
         ),
 
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
@@ -53,13 +56,15 @@ let package = Package(
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
 
         // Tests
-        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
-        .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
-        .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
