@@ -22,11 +22,13 @@ let package = Package(
     targets: [
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
-        .target(name: "Transport"),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
