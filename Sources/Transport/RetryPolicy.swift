@@ -30,8 +30,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public var backoff: Backoff
     /// The delay before the first retry (and every retry, for ``Backoff/linear``).
     public var minimumDelay: Duration
-    /// The longest computed delay. A `Retry-After` asking for longer makes the middleware give up
-    /// and return the response instead of resending early.
+    /// The longest computed delay (for ``Backoff/exponential``), and the longest `Retry-After` the
+    /// middleware waits for: one asking for longer makes it give up and return the response
+    /// instead of resending early.
     public var maximumDelay: Duration
     /// How many times one request may be resent after its first attempt.
     public var maximumRetries: Int
@@ -60,12 +61,14 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let none = RetryPolicy(
         backoff: .none, minimumDelay: .zero, maximumDelay: .zero, maximumRetries: 0, maximumJitter: .zero)
 
-    /// The same `delay` before each of up to `maximumRetries` retries.
+    /// The same `delay` before each of up to `maximumRetries` retries. `maximumDelay` only caps
+    /// how long a `Retry-After` header may make the middleware wait.
     public static func linear(
-        delay: Duration = .seconds(2), maximumRetries: Int = 10, maximumJitter: Duration = .seconds(1)
+        delay: Duration = .seconds(2), maximumRetries: Int = 10, maximumJitter: Duration = .seconds(1),
+        maximumDelay: Duration = .seconds(150)
     ) -> RetryPolicy {
         RetryPolicy(
-            backoff: .linear, minimumDelay: delay, maximumDelay: delay, maximumRetries: maximumRetries,
+            backoff: .linear, minimumDelay: delay, maximumDelay: maximumDelay, maximumRetries: maximumRetries,
             maximumJitter: maximumJitter)
     }
 
