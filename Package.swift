@@ -26,10 +26,13 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,15 +14,17 @@ public enum ISO8601Timestamp {
     }
 
     /// Formats `date` in UTC with `fractionDigits` digits of seconds (0 to 9; 3 by default), for
-    /// example `2026-05-22T10:15:30.123Z`. The fraction is truncated, not rounded, so formatting
-    /// never moves a timestamp into the next second.
+    /// example `2026-05-22T10:15:30.123Z`. Precision is one microsecond; the fraction is truncated to
+    /// the digits asked for, never rounded up into the next second.
     public static func string(from date: Date, fractionDigits: Int = 3) -> String {
         let digits = min(max(fractionDigits, 0), 9)
-        let interval = date.timeIntervalSince1970
-        let wholeSeconds = interval.rounded(.down)
-        var fraction = interval - wholeSeconds
-        if !fraction.isFinite { fraction = 0 }
-        let seconds = Int64(exactly: wholeSeconds) ?? 0
+        // Work in whole microseconds: a Double of seconds since 1970 is exact to well under a
+        // microsecond for any date within centuries of now, so rounding here recovers the intended
+        // value (1700000000.123 is stored as ...122999906) before the fraction is truncated.
+        let scaled = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let micros = Int64(exactly: scaled) ?? 0
+        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        let fraction = micros - seconds * 1_000_000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -32,11 +34,11 @@ public enum ISO8601Timestamp {
         out += "-" + pad(month, 2) + "-" + pad(day, 2)
         out += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if digits > 0 {
-            var scale: Int64 = 1
-            for _ in 0..<digits { scale *= 10 }
-            // A tiny bias keeps values such as .123 (stored as .12299999) from truncating to .122.
-            let scaled = min(Int64((fraction * Double(scale) + 1e-6).rounded(.down)), scale - 1)
-            out += "." + pad(scaled, digits)
+            let sixDigits = pad(fraction, 6)
+            out +=
+                "."
+                + (digits <= 6
+                    ? String(sixDigits.prefix(digits)) : sixDigits + String(repeating: "0", count: digits - 6))
         }
         out += "Z"
         return out

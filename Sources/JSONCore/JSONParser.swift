@@ -228,14 +228,18 @@ struct JSONParser {
         let openQuote = index
         index += 1
         let start = index
-        // Fast path: scan to the closing quote; if there is no escape, validate the slice once.
+        // Fast path: scan to the closing quote; if there is no escape, validate the slice once
+        // (and not at all when every byte was ASCII).
+        var sawNonASCII = false
         while index < bytes.count {
             let byte = bytes[index]
             if byte == quote {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                if !sawNonASCII { return String(decoding: slice, as: UTF8.self) }
                 return try makeString(slice, at: start)
             }
+            sawNonASCII = sawNonASCII || byte >= 0x80
             if byte == backslash { break }
             if byte < 0x20 {
                 throw error(.controlCharacterInString, "control characters must be escaped inside strings")
@@ -280,7 +284,7 @@ struct JSONParser {
                 let scalar = try parseUnicodeEscape()
                 appendUTF8(scalar, to: &buffer)
             default:
-                index -= 1
+                index -= 2
                 throw error(.invalidEscape, "'\\\(Character(Unicode.Scalar(escape)))' is not a JSON escape")
             }
         }
@@ -396,6 +400,9 @@ struct JSONParser {
         if isInteger, let integer = parseInt64(text) {
             return .int(integer)
         }
+        if let fast = Self.fastDouble(text) {
+            return .double(fast)
+        }
         let string = String(decoding: text, as: UTF8.self)
         guard let double = Double(string) else {
             throw error(.invalidNumber, "'\(string)' is not a number", at: start)
@@ -404,6 +411,67 @@ struct JSONParser {
             throw error(.numberOutOfRange, "'\(string)' is too large for a 64-bit floating-point number", at: start)
         }
         return .double(double)
+    }
+
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Clinger's fast path: when the decimal digits form an integer below 2^53 and the decimal
+    /// exponent is within ±22, both operands are exact doubles and one IEEE multiplication or
+    /// division gives the correctly rounded result. Anything else returns nil and takes the
+    /// standard library's full conversion.
+    static func fastDouble(_ text: UnsafeRawBufferPointer) -> Double? {
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var negative = false
+        var index = 0
+        if index < text.count, text[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var seenDot = false
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                seenDot = true
+            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                if digits > 15 { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                if seenDot { exponent -= 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        if index < text.count {
+            // An exponent part: e/E, optional sign, digits.
+            index += 1
+            var exponentNegative = false
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                exponentNegative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var written = 0
+            while index < text.count {
+                written = written * 10 + Int(text[index] - UInt8(ascii: "0"))
+                if written > 400 { return nil }
+                index += 1
+            }
+            exponent += exponentNegative ? -written : written
+        }
+        guard exponent >= -22 && exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        if exponent < 0 {
+            value /= exactPowersOfTen[-exponent]
+        } else {
+            value *= exactPowersOfTen[exponent]
+        }
+        return negative ? -value : value
     }
 
     @inline(__always)

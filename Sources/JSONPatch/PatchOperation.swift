@@ -45,4 +45,20 @@ public enum PatchOperation: Sendable, Hashable {
             return path
         }
     }
+
+    /// The source path of `move` and `copy`; `nil` for the other operations.
+    public var from: String? {
+        switch self {
+        case .move(let from, _), .copy(let from, _): return from
+        case .add, .remove, .replace, .test: return nil
+        }
+    }
+
+    /// The value carried by `add`, `replace` and `test`; `nil` for the other operations.
+    public var value: JSONValue? {
+        switch self {
+        case .add(_, let value), .replace(_, let value), .test(_, let value): return value
+        case .remove, .move, .copy: return nil
+        }
+    }
 }

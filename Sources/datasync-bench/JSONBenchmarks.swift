@@ -1,6 +1,153 @@
 import Foundation
 import JSONCore
 
+/// A small deterministic generator so every run measures the same documents.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        // SplitMix64
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The 10-field record used by the Codable scenarios.
+struct BenchProduct: Codable, Sendable {
+    var id: String
+    var name: String
+    var price: Double
+    var stock: Int
+    var active: Bool
+    var tags: [String]
+    var rating: Double?
+    var category: String
+    var createdAt: String
+    var sku: Int64
+}
+
 enum JSONBenchmarks {
-    static func run() async throws -> [BenchRow] { [] }
+    /// A document of roughly `targetBytes` bytes: an object holding an array of product-like
+    /// objects with nested arrays, unicode text, integers and decimals.
+    static func makeDocument(targetBytes: Int, seed: UInt64 = 42) -> JSONValue {
+        var generator = SeededGenerator(seed: seed)
+        var items: [JSONValue] = []
+        var size = 0
+        var index = 0
+        while size < targetBytes {
+            let item: JSONValue = [
+                "id": .string("item-\(index)"),
+                "name": .string("Product \(index) — café ✓"),
+                "price": .double(Double(Int.random(in: 100...99_999, using: &generator)) / 100),
+                "stock": .int(Int64.random(in: 0...10_000, using: &generator)),
+                "active": .bool(Bool.random(using: &generator)),
+                "tags": .array((0..<3).map { _ in .string("tag\(Int.random(in: 0...50, using: &generator))") }),
+                "dimensions": ["w": .double(1.5), "h": .int(20), "unit": "cm"],
+                "note": index % 7 == 0 ? .null : .string("line \"quoted\"\n"),
+            ]
+            size += 230
+            items.append(item)
+            index += 1
+        }
+        return ["items": .array(items), "count": .int(Int64(items.count))]
+    }
+
+    static func makeProducts(count: Int) -> [BenchProduct] {
+        (0..<count).map { index in
+            BenchProduct(
+                id: "p\(index)", name: "Sneaker \(index)", price: 79.99 + Double(index), stock: index * 3,
+                active: index % 2 == 0, tags: ["sale", "new"], rating: index % 3 == 0 ? nil : 4.5,
+                category: "shoes", createdAt: "2026-05-22T10:15:30.123Z", sku: 9_000_000_000 + Int64(index))
+        }
+    }
+
+    static func run() async throws -> [BenchRow] {
+        var rows: [BenchRow] = []
+        for (label, size) in [("1 MB", 1_000_000), ("10 KB", 10_000)] {
+            let document = makeDocument(targetBytes: size)
+            let bytes = try document.jsonBytes()
+            let data = Data(bytes)
+            let megabytes = Double(bytes.count) / 1_000_000
+            let parse = try Bench.throughput {
+                _ = try JSONValue(parsing: bytes)
+            }
+            let foundationParse = try Bench.throughput {
+                _ = try JSONSerialization.jsonObject(with: data)
+            }
+            rows.append(
+                BenchRow(
+                    scenario: "parse \(label) into JSONValue", unit: "MB/s", ours: parse * megabytes,
+                    baselineName: "JSONSerialization.jsonObject", baseline: foundationParse * megabytes))
+            let foundationObject = try JSONSerialization.jsonObject(with: data)
+            let encode = try Bench.throughput {
+                _ = try document.jsonBytes()
+            }
+            let foundationEncode = try Bench.throughput {
+                _ = try JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys])
+            }
+            rows.append(
+                BenchRow(
+                    scenario: "encode \(label) sorted keys", unit: "MB/s", ours: encode * megabytes,
+                    baselineName: "JSONSerialization.data(.sortedKeys)", baseline: foundationEncode * megabytes))
+            let unsorted = try Bench.throughput {
+                _ = try document.jsonBytes(sortedKeys: false)
+            }
+            let foundationUnsorted = try Bench.throughput {
+                _ = try JSONSerialization.data(withJSONObject: foundationObject)
+            }
+            rows.append(
+                BenchRow(
+                    scenario: "encode \(label) unsorted", unit: "MB/s", ours: unsorted * megabytes,
+                    baselineName: "JSONSerialization.data", baseline: foundationUnsorted * megabytes))
+        }
+
+        let products = makeProducts(count: 100)
+        let productBytes = try JSONEncoder().encode(products)
+        let productValue = try JSONValue(parsing: productBytes)
+        let decodeFromValue = try Bench.throughput {
+            _ = try productValue.decode([BenchProduct].self)
+        }
+        let foundationDecode = try Bench.throughput {
+            _ = try JSONDecoder().decode([BenchProduct].self, from: productBytes)
+        }
+        rows.append(
+            BenchRow(
+                scenario: "decode 100×10-field structs from JSONValue", unit: "ops/s", ours: decodeFromValue,
+                baselineName: "JSONDecoder from bytes", baseline: foundationDecode))
+        let parseAndDecode = try Bench.throughput {
+            _ = try JSONValue(parsing: productBytes).decode([BenchProduct].self)
+        }
+        rows.append(
+            BenchRow(
+                scenario: "parse bytes + decode 100 structs", unit: "ops/s", ours: parseAndDecode,
+                baselineName: "JSONDecoder from bytes", baseline: foundationDecode))
+        let encodeToValue = try Bench.throughput {
+            _ = try JSONValue(from: products)
+        }
+        let foundationEncodeStructs = try Bench.throughput {
+            _ = try JSONEncoder().encode(products)
+        }
+        rows.append(
+            BenchRow(
+                scenario: "JSONValue(from:) 100 structs", unit: "ops/s", ours: encodeToValue,
+                baselineName: "JSONEncoder to bytes", baseline: foundationEncodeStructs))
+        let encodeToBytes = try Bench.throughput {
+            _ = try JSONValue(from: products).jsonBytes()
+        }
+        rows.append(
+            BenchRow(
+                scenario: "JSONValue(from:) + jsonBytes 100 structs", unit: "ops/s", ours: encodeToBytes,
+                baselineName: "JSONEncoder to bytes", baseline: foundationEncodeStructs))
+        let roundTripThroughBytes = try Bench.throughput {
+            _ = try JSONValue(parsing: JSONEncoder().encode(products))
+        }
+        rows.append(
+            BenchRow(
+                scenario: "JSONValue(from:) direct vs via bytes", unit: "ops/s", ours: encodeToValue,
+                baselineName: "JSONEncoder + parse", baseline: roundTripThroughBytes))
+        return rows
+    }
 }

@@ -2,7 +2,8 @@
 // same run. Build in release: `swift run -c release datasync-bench [group ...]`.
 
 let groups: [BenchGroup] = [
-    BenchGroup(name: "json", run: JSONBenchmarks.run)
+    BenchGroup(name: "json", run: JSONBenchmarks.run),
+    BenchGroup(name: "patch", run: PatchBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())
