@@ -29,7 +29,8 @@ let package = Package(
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
         .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
