@@ -47,7 +47,13 @@ struct LoopbackServer: Sendable {
     }
 
     func request(
-        _ method: HTTPMethod = .get, _ path: String, query: [HTTPQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
+        _ path: String, query: [HTTPQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), timeout: Duration? = nil
+    ) -> HTTPRequest {
+        request(.get, path, query: query, headers: headers, timeout: timeout)
+    }
+
+    func request(
+        _ method: HTTPMethod, _ path: String, query: [HTTPQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8]? = nil, timeout: Duration? = nil
     ) -> HTTPRequest {
         HTTPRequest(
@@ -71,17 +77,17 @@ struct Echo {
         json = try JSONValue(parsing: response.body)
     }
 
-    var method: String? { json["method"].stringValue }
-    var query: String? { json["query"].stringValue }
-    var path: String? { json["path"].stringValue }
-    var bodyLength: Int? { json["bodyLength"].intValue.map { Int($0) } }
-    var body: [UInt8]? { json["bodyBase64"].stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } }
+    var method: String? { json["method"]?.stringValue }
+    var query: String? { json["query"]?.stringValue }
+    var path: String? { json["path"]?.stringValue }
+    var bodyLength: Int? { json["bodyLength"]?.intValue.map { Int($0) } }
+    var body: [UInt8]? { json["bodyBase64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } }
 
     /// Every value the server received for `name`, ignoring case.
     func headerValues(_ name: String) -> [String] {
-        (json["headers"].arrayValue ?? []).compactMap { field in
-            guard let fieldName = field["name"].stringValue, HTTPHeaders.namesMatch(fieldName, name) else { return nil }
-            return field["value"].stringValue
+        (json["headers"]?.arrayValue ?? []).compactMap { field in
+            guard let fieldName = field["name"]?.stringValue, HTTPHeaders.namesMatch(fieldName, name) else { return nil }
+            return field["value"]?.stringValue
         }
     }
 }
