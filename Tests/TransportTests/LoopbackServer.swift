@@ -86,7 +86,9 @@ struct Echo {
     /// Every value the server received for `name`, ignoring case.
     func headerValues(_ name: String) -> [String] {
         (json["headers"]?.arrayValue ?? []).compactMap { field in
-            guard let fieldName = field["name"]?.stringValue, HTTPHeaders.namesMatch(fieldName, name) else { return nil }
+            guard let fieldName = field["name"]?.stringValue, HTTPHeaders.namesMatch(fieldName, name) else {
+                return nil
+            }
             return field["value"]?.stringValue
         }
     }
