@@ -14,26 +14,49 @@ let package = Package(
     products: [
         .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "JSONPatch", targets: ["JSONPatch"]),
+        .library(name: "FilterExpression", targets: ["FilterExpression"]),
         .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "Auth", targets: ["Auth"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
+        // Libraries
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport", dependencies: ["CCurl"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore"]),
+        .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
+        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+
+        // System and C shims
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "CEpoll"),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+
+        // Executables
+        .executableTarget(
+            name: "datasync-bench",
+            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
+        ),
+
+        // Fuzz harnesses (Documentation/Fuzzing.md)
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
-        .executableTarget(name: "datasync-bench", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
+        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore"]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
+
+        // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
+        .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
-        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
-        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,10 @@
 let groups: [BenchGroup] = [
     BenchGroup(name: "json", run: JSONBenchmarks.run),
     BenchGroup(name: "patch", run: PatchBenchmarks.run),
+    BenchGroup(name: "auth", run: AuthBenchmarks.run),
+    BenchGroup(name: "filter", run: FilterBenchmarks.run),
+    BenchGroup(name: "server", run: ServerBenchmarks.run),
+    BenchGroup(name: "transport", run: TransportBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

@@ -47,6 +47,11 @@ public struct ServerResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body.
     public var body: [UInt8]
+    /// How the body is framed on the wire: `Content-Length` (the default) or chunked.
+    public var framing: ResponseFraming = .contentLength
+    /// A deliberate protocol fault to inject when sending this response, for client tests;
+    /// `nil` (the default) sends the response correctly.
+    public var fault: ResponseFault?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

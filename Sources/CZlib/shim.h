@@ -1,0 +1,2 @@
+// Exposes the system zlib (deflate/inflate with gzip framing) to Swift.
+#include <zlib.h>

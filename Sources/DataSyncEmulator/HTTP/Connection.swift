@@ -1,0 +1,63 @@
+/// One client connection's state. Owned and touched only by the event-loop thread.
+final class Connection {
+    enum Phase {
+        /// Reading (and parsing) a request.
+        case reading
+        /// A complete request is with the handler.
+        case handling
+        /// Writing a response.
+        case writing
+        /// The final response is out and our side is shut down; draining the client's bytes until
+        /// it closes, so unread input does not turn our close into a reset that eats the response.
+        case lingering
+    }
+
+    let id: UInt64
+    let fd: Int32
+    var phase = Phase.reading
+    /// The events the poller watches for this connection.
+    var registeredEvents: Int16 = 0
+    var parser: RequestParser
+
+    /// Received bytes; those before `readIndex` are consumed.
+    var input: [UInt8] = []
+    var readIndex = 0
+
+    /// Bytes to write; those before `outputIndex` are written.
+    var output: [UInt8] = []
+    var outputIndex = 0
+    /// Whether to close once `output` is written (set with the response).
+    var closeAfterOutput = false
+
+    /// The request being handled (for its method and keep-alive decision).
+    var head: RequestHead?
+    /// The handler's task while `phase == .handling`.
+    var task: Task<Void, Never>?
+
+    /// When the current phase's clock started: idle since, request started, last write progress,
+    /// or lingering since (monotonic nanoseconds).
+    var phaseClock: UInt64
+    /// When the first byte of the request being read arrived, if one has.
+    var requestStarted: UInt64?
+
+    init(id: UInt64, fd: Int32, limits: RequestParser.Limits, now: UInt64) {
+        self.id = id
+        self.fd = fd
+        self.parser = RequestParser(limits: limits)
+        self.phaseClock = now
+    }
+
+    var hasUnreadInput: Bool { readIndex < input.count }
+    var hasPendingOutput: Bool { outputIndex < output.count }
+
+    /// Drops consumed input so the buffer holds only what is still needed.
+    func compactInput() {
+        if readIndex == input.count {
+            input.removeAll(keepingCapacity: input.capacity <= 16 * 1024)
+            readIndex = 0
+        } else if readIndex > 64 * 1024 || readIndex > input.count / 2 {
+            input.removeFirst(readIndex)
+            readIndex = 0
+        }
+    }
+}

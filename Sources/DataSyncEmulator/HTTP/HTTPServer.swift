@@ -1,0 +1,213 @@
+/// The emulator's HTTP/1.1 server: POSIX sockets, one event-loop thread, async handlers.
+///
+/// The server accepts connections on a loopback address by default, parses HTTP/1.1 requests
+/// strictly (see `Documentation/EmulatorHTTPServer.md` for every rule and status code), and hands
+/// each complete request to a ``ServerHandler`` in a task of its own. A handler may take as long as
+/// it likes (long-polls hold requests for minutes); while it runs, the connection costs one file
+/// descriptor and a few hundred bytes, and no thread. If the client disconnects, or the server
+/// stops, the handler's task is cancelled.
+///
+/// All socket I/O runs on one dedicated thread (not on Swift's cooperative pool) that waits in
+/// `poll(2)`, so no cooperative thread ever blocks on the network.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(), handler: HTTPTestingHandler())
+/// try await server.start()
+/// let port = try #require(server.port)      // an ephemeral port chosen by the system
+/// // ... talk to http://127.0.0.1:\(port)/echo ...
+/// await server.stop()
+/// ```
+///
+/// A server is single-use: ``start()`` once, ``stop()`` once (later calls return at once).
+/// `HTTPServer` is safe to use from any thread or task.
+public final class HTTPServer: Sendable {
+    /// Settings of a server: address, limits and timeouts.
+    public struct Configuration: Sendable, Hashable {
+        /// The address to listen on: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`) or `localhost`
+        /// (which means `127.0.0.1`). Default `127.0.0.1`: loopback only.
+        public var host: String
+        /// The port to listen on; 0 (the default) lets the system choose a free one, reported by
+        /// ``HTTPServer/port`` after ``HTTPServer/start()``.
+        public var port: UInt16
+        /// The longest request line accepted, in bytes; longer gets `414 URI Too Long`. Default 32 KiB.
+        public var maximumRequestLineBytes: Int
+        /// The largest header section (or chunked trailer section) accepted, in bytes; larger gets
+        /// `431 Request Header Fields Too Large`. Default 64 KiB.
+        public var maximumHeaderBytes: Int
+        /// The largest request body accepted, in bytes; larger gets `413 Content Too Large`.
+        /// Default 32 MiB.
+        public var maximumBodyBytes: Int
+        /// How long a connection may sit between requests (or before its first) without sending a
+        /// byte before the server closes it. Default 60 seconds.
+        public var idleTimeout: Duration
+        /// How long a client may take to send a whole request (head and body) once it has sent its
+        /// first byte; a slower client gets `408 Request Timeout`. Default 30 seconds.
+        public var requestTimeout: Duration
+        /// How long the server waits for a client to accept more response bytes before giving up
+        /// on the connection. Default 30 seconds.
+        public var sendTimeout: Duration
+        /// The most connections open at once; beyond it the server stops accepting until one
+        /// closes (clients wait in the listen backlog). Default 4,096.
+        public var maximumConnections: Int
+        /// The listen backlog passed to `listen(2)`. Default 1,024.
+        public var listenBacklog: Int
+        /// The readiness mechanism (epoll on Linux unless told to use `poll(2)`), for measurements.
+        package var eventBackend: EventBackend = .automatic
+
+        /// Creates a configuration; every limit and timeout starts at its documented default.
+        public init(host: String = "127.0.0.1", port: UInt16 = 0) {
+            self.host = host
+            self.port = port
+            self.maximumRequestLineBytes = 32 * 1024
+            self.maximumHeaderBytes = 64 * 1024
+            self.maximumBodyBytes = 32 * 1024 * 1024
+            self.idleTimeout = .seconds(60)
+            self.requestTimeout = .seconds(30)
+            self.sendTimeout = .seconds(30)
+            self.maximumConnections = 4096
+            self.listenBacklog = 1024
+        }
+    }
+
+    /// Counters a test can read to check connection handling, for example keep-alive reuse
+    /// (many requests, few ``connectionsAccepted``).
+    public struct Statistics: Sendable, Hashable {
+        /// Connections accepted since ``HTTPServer/start()``.
+        public var connectionsAccepted: Int = 0
+        /// Connections open right now.
+        public var openConnections: Int = 0
+        /// Complete requests handed to the handler (or answered by the server itself with an error).
+        public var requestsReceived: Int = 0
+        /// Responses whose last byte was written.
+        public var responsesSent: Int = 0
+        /// Handler tasks cancelled because their client went away or the server stopped.
+        public var handlersCancelled: Int = 0
+
+        /// Creates zeroed statistics.
+        public init() {}
+    }
+
+    private enum State {
+        case idle
+        case running(EventLoop, port: UInt16)
+        case stopped(EventLoop?, port: UInt16?)
+    }
+
+    /// The configuration the server was created with.
+    public let configuration: Configuration
+    private let handler: any ServerHandler
+    private let state = Locked(State.idle)
+
+    /// Creates a server that answers requests with `handler`. Nothing is bound until ``start()``.
+    public init(configuration: Configuration = Configuration(), handler: any ServerHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    deinit {
+        // A server dropped without stop(): ask its loop to close everything (without waiting),
+        // so the thread and sockets do not outlive it.
+        state.withLock { state in
+            if case .running(let loop, _) = state { loop.requestStop() }
+        }
+    }
+
+    /// The port the server is bound to, once ``start()`` has returned; `nil` before.
+    public var port: UInt16? {
+        state.withLock { state in
+            switch state {
+            case .idle: return nil
+            case .running(_, let port): return port
+            case .stopped(_, let port): return port
+            }
+        }
+    }
+
+    /// The server's counters; zero before ``start()``.
+    public var statistics: Statistics {
+        let loop: EventLoop? = state.withLock { state in
+            switch state {
+            case .idle: return nil
+            case .running(let loop, _): return loop
+            case .stopped(let loop, _): return loop
+            }
+        }
+        return loop?.statistics ?? Statistics()
+    }
+
+    /// Binds the configured address, starts listening and starts the event-loop thread.
+    ///
+    /// When this returns, connections are accepted and ``port`` holds the bound port.
+    /// - Throws: ``HTTPServerError`` with ``HTTPServerError/Code/alreadyStarted`` on a second call,
+    ///   ``HTTPServerError/Code/invalidAddress`` or ``HTTPServerError/Code/bindFailed`` when the
+    ///   address cannot be used, ``HTTPServerError/Code/invalidConfiguration`` for a limit below 1.
+    public func start() async throws {
+        try validate(configuration)
+        let outcome: Result<Void, HTTPServerError> = state.withLock { state in
+            guard case .idle = state else {
+                return .failure(
+                    HTTPServerError(code: .alreadyStarted, message: "an HTTPServer can be started only once"))
+            }
+            do throws(HTTPServerError) {
+                let listener = try Socket.makeListener(
+                    host: configuration.host, port: configuration.port,
+                    backlog: Int32(clamping: configuration.listenBacklog))
+                let loop = try EventLoop(listener: listener.fd, configuration: configuration, handler: handler)
+                loop.start()
+                state = .running(loop, port: listener.port)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try outcome.get()
+    }
+
+    /// Stops the server: closes the listening socket, cancels the task of every request still
+    /// being handled, closes every connection, and returns once all are closed and every handler
+    /// task has finished.
+    ///
+    /// Responses still being written are cut off; this is an immediate stop, not a drain.
+    /// Handlers must honour cancellation (for example by awaiting `Task.sleep` or checking
+    /// `Task.isCancelled`); `stop()` waits for them. Calling `stop()` on a server never started,
+    /// or a second time, returns at once.
+    public func stop() async {
+        let loop: EventLoop? = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .stopped(nil, port: nil)
+                return nil
+            case .running(let loop, let port):
+                state = .stopped(loop, port: port)
+                return loop
+            case .stopped:
+                return nil
+            }
+        }
+        guard let loop else { return }
+        let tasks = await loop.shutdown()
+        for task in tasks { await task.value }
+    }
+
+    private func validate(_ configuration: Configuration) throws(HTTPServerError) {
+        let limits = [
+            ("maximumRequestLineBytes", configuration.maximumRequestLineBytes),
+            ("maximumHeaderBytes", configuration.maximumHeaderBytes),
+            ("maximumConnections", configuration.maximumConnections),
+            ("listenBacklog", configuration.listenBacklog),
+        ]
+        for (name, value) in limits where value < 1 {
+            throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, got \(value)")
+        }
+        if configuration.maximumBodyBytes < 0 {
+            throw HTTPServerError(code: .invalidConfiguration, message: "maximumBodyBytes must not be negative")
+        }
+        let timeouts = [
+            ("idleTimeout", configuration.idleTimeout), ("requestTimeout", configuration.requestTimeout),
+            ("sendTimeout", configuration.sendTimeout),
+        ]
+        for (name, value) in timeouts where value <= .zero {
+            throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be positive")
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/// Turns a handler's ``ServerResponse`` into the bytes the server writes, with framing chosen by
+/// the server (never by the handler) so every response is delimited correctly.
+enum ResponseSerializer {
+    struct Output {
+        var bytes: [UInt8]
+        /// Whether the connection must close once `bytes` are written.
+        var closeAfter: Bool
+    }
+
+    /// Headers the server owns; a handler's values for them are dropped.
+    private static let serverOwned: Set<String> = ["content-length", "transfer-encoding", "connection"]
+
+    /// `announcesKeepAlive` adds `Connection: keep-alive` (HTTP/1.0 clients need it to reuse the connection).
+    static func serialize(
+        _ response: ServerResponse, method: String, keepAlive: Bool, announcesKeepAlive: Bool = false
+    ) -> Output {
+        if response.fault?.kind == .dropConnection { return Output(bytes: [], closeAfter: true) }
+        var status = response.status
+        var body = response.body
+        var extraHeaders = response.headers
+        if !(200...999).contains(status) {
+            // Interim (1xx) responses are the server's business, not a handler's.
+            status = 500
+            body = Array("handler returned invalid status \(response.status)".utf8)
+            extraHeaders = [(name: "Content-Type", value: "text/plain; charset=utf-8")]
+        }
+        var closeAfter = !keepAlive
+        var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        for field in extraHeaders {
+            let lowered = field.name.lowercased()
+            if lowered == "connection" {
+                if field.value.lowercased().split(separator: ",").contains(where: {
+                    $0.trimmingASCIIWhitespace() == "close"
+                }) {
+                    closeAfter = true
+                }
+                continue
+            }
+            guard !serverOwned.contains(lowered), isValidName(field.name), isValidValue(field.value) else { continue }
+            head += "\(field.name): \(field.value)\r\n"
+        }
+        var truncateAt: Int?
+        if case .truncateBody(let sent) = response.fault?.kind {
+            truncateAt = sent
+            closeAfter = true
+        }
+        let hasNoBody = status == 204 || status == 304
+        let omitsBody = hasNoBody || method == "HEAD"
+        let chunkSize = response.framing.chunkSize
+        if !hasNoBody {
+            if chunkSize != nil {
+                head += "Transfer-Encoding: chunked\r\n"
+            } else {
+                head += "Content-Length: \(body.count)\r\n"
+            }
+        }
+        if closeAfter {
+            head += "Connection: close\r\n"
+        } else if announcesKeepAlive {
+            head += "Connection: keep-alive\r\n"
+        }
+        head += "\r\n"
+        var bytes = Array(head.utf8)
+        guard !omitsBody else { return Output(bytes: bytes, closeAfter: closeAfter) }
+        let sentBody = truncateAt.map { min($0, body.count) } ?? body.count
+        if let chunkSize {
+            var offset = 0
+            bytes.reserveCapacity(bytes.count + sentBody + (sentBody / chunkSize + 2) * 12)
+            while offset < sentBody {
+                let count = min(chunkSize, sentBody - offset)
+                bytes += Array(String(count, radix: 16).utf8) + [13, 10]
+                bytes += body[offset..<(offset + count)]
+                bytes += [13, 10]
+                offset += count
+            }
+            if truncateAt == nil { bytes += Array("0\r\n\r\n".utf8) }
+        } else {
+            bytes += body[0..<sentBody]
+        }
+        return Output(bytes: bytes, closeAfter: closeAfter)
+    }
+
+    /// The response for a request the server itself rejects; always closes the connection.
+    static func failure(_ failure: RequestFailure) -> [UInt8] {
+        let body = Array((failure.message + "\n").utf8)
+        let head =
+            "HTTP/1.1 \(failure.status) \(reasonPhrase(failure.status))\r\n"
+            + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + body
+    }
+
+    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(RequestParser.isTokenByte)
+    }
+
+    private static func isValidValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy(RequestParser.isFieldValueByte)
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}

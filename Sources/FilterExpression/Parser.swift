@@ -1,0 +1,224 @@
+/// The source positions of one condition, kept beside the tree so that ``FilterNode`` stays a pure
+/// value that compares equal regardless of spacing.
+public struct ConditionSpan: Hashable, Sendable {
+    /// UTF-8 range of the property name.
+    public var property: Range<Int>
+    /// UTF-8 range of the operator.
+    public var op: Range<Int>
+    /// UTF-8 range of the value literal (quotes included).
+    public var value: Range<Int>
+
+    /// Creates a span.
+    public init(property: Range<Int>, op: Range<Int>, value: Range<Int>) {
+        self.property = property
+        self.op = op
+        self.value = value
+    }
+
+    /// From the start of the property to the end of the value.
+    public var whole: Range<Int> { property.lowerBound..<value.upperBound }
+}
+
+/// The result of parsing: the source, its tree, and where each condition came from.
+public struct ParsedFilter: Hashable, Sendable {
+    /// The text that was parsed.
+    public var source: String
+    /// The syntax tree.
+    public var root: FilterNode
+    /// One span per condition, in the same order as ``FilterNode/conditions``.
+    public var spans: [ConditionSpan]
+
+    /// Creates a parse result.
+    public init(source: String, root: FilterNode, spans: [ConditionSpan]) {
+        self.source = source
+        self.root = root
+        self.spans = spans
+    }
+}
+
+/// A recursive-descent parser for filter expressions.
+///
+/// Grammar (`!` binds tighter than `&&`, which binds tighter than `||`; both binary operators are
+/// left-associative and chains become one n-ary node):
+///
+/// ```
+/// expression := or
+/// or         := and ( ("||" | OR) and )*
+/// and        := unary ( ("&&" | AND) unary )*
+/// unary      := ("!" | NOT) unary | primary
+/// primary    := "(" or ")" | condition
+/// condition  := property operator value
+/// operator   := "==" | "!=" | "<" | ">" | "<=" | ">=" | LIKE | SLIKE | ILIKE
+/// value      := string | number | true | false | null
+/// ```
+///
+/// Syntax only: whether `LIKE` gets a string or `null` meets `<` is the ``FilterValidator``'s
+/// business, so that all such problems can be reported together.
+///
+/// ```swift
+/// let parsed = try FilterParser().parse("(price < 100 && stock > 0) || price > 500")
+/// print(parsed.root.conditionCount)  // 3
+/// ```
+public struct FilterParser: Sendable {
+    /// The default limit on nested parentheses and `!`.
+    public static let defaultMaximumDepth = 64
+
+    /// How deeply parentheses and `!` may nest before parsing fails with
+    /// ``FilterError/Code/nestingTooDeep``; this keeps hostile input from exhausting the stack.
+    public var maximumDepth: Int
+
+    /// Creates a parser.
+    public init(maximumDepth: Int = FilterParser.defaultMaximumDepth) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses `source` into a tree with source positions.
+    ///
+    /// - Throws: ``FilterError`` describing the first syntax error, with its position.
+    public func parse(_ source: String) throws(FilterError) -> ParsedFilter {
+        var state = try ParserState(source: source, maximumDepth: maximumDepth)
+        let root = try state.parseExpression()
+        return ParsedFilter(source: source, root: root, spans: state.spans)
+    }
+}
+
+private struct ParserState {
+    let source: String
+    let maximumDepth: Int
+    var tokenizer: FilterTokenizer
+    var current: FilterToken
+    var spans: [ConditionSpan] = []
+    var depth = 0
+
+    init(source: String, maximumDepth: Int) throws(FilterError) {
+        self.source = source
+        self.maximumDepth = maximumDepth
+        self.tokenizer = FilterTokenizer(source)
+        self.current = try tokenizer.next()
+    }
+
+    mutating func advance() throws(FilterError) {
+        current = try tokenizer.next()
+    }
+
+    mutating func parseExpression() throws(FilterError) -> FilterNode {
+        if current.kind == .endOfInput {
+            throw FilterError(
+                code: .emptyExpression, summary: "empty filter expression",
+                expected: "a condition such as `price < 100`", found: "end of input", range: current.range,
+                source: source)
+        }
+        let root = try parseOr()
+        guard current.kind == .endOfInput else {
+            throw error(.unexpectedToken, expected: "'&&', '||' or end of input")
+        }
+        return root
+    }
+
+    private mutating func parseOr() throws(FilterError) -> FilterNode {
+        var operands = [try parseAnd()]
+        while current.kind == .or {
+            try advance()
+            operands.append(try parseAnd())
+        }
+        return operands.count == 1 ? operands[0] : .or(operands)
+    }
+
+    private mutating func parseAnd() throws(FilterError) -> FilterNode {
+        var operands = [try parseUnary()]
+        while current.kind == .and {
+            try advance()
+            operands.append(try parseUnary())
+        }
+        return operands.count == 1 ? operands[0] : .and(operands)
+    }
+
+    /// `afterNot`: the operand of a `!`. A `(` right after `!` shares the `!`'s nesting level, so
+    /// that the printer's `!(…)` is never deeper than the text it was parsed from.
+    private mutating func parseUnary(afterNot: Bool = false) throws(FilterError) -> FilterNode {
+        guard current.kind == .not else { return try parsePrimary(afterNot: afterNot) }
+        try enter()
+        try advance()
+        let operand = try parseUnary(afterNot: true)
+        depth -= 1
+        return .not(operand)
+    }
+
+    private mutating func parsePrimary(afterNot: Bool) throws(FilterError) -> FilterNode {
+        switch current.kind {
+        case .leftParenthesis:
+            let open = current
+            if !afterNot { try enter() }
+            try advance()
+            let inner = try parseOr()
+            switch current.kind {
+            case .rightParenthesis:
+                try advance()
+            case .endOfInput:
+                let column = SourceLocation(offset: open.range.lowerBound, in: source).column
+                throw error(.expectedClosingParenthesis, expected: "')' to close the '(' at column \(column)")
+            default:
+                throw error(.unexpectedToken, expected: "'&&', '||' or ')'")
+            }
+            if !afterNot { depth -= 1 }
+            return inner
+        case .identifier(let property):
+            return try parseCondition(property: property)
+        default:
+            var hint = ""
+            if current.isValue { hint = " (a condition starts with the property name, as in `price < 100`)" }
+            throw error(.expectedProperty, expected: "a property name or '('", hint: hint)
+        }
+    }
+
+    private mutating func parseCondition(property: String) throws(FilterError) -> FilterNode {
+        let propertyRange = current.range
+        try advance()
+        guard case .op(let op) = current.kind else {
+            throw error(.expectedOperator, expected: "an operator (==, !=, <, >, <=, >=, LIKE, SLIKE or ILIKE)")
+        }
+        let opRange = current.range
+        try advance()
+        let value: FilterValue
+        switch current.kind {
+        case .string(let text): value = .string(text)
+        case .integer(let number): value = .int(number)
+        case .double(let number): value = .double(number)
+        case .true: value = .bool(true)
+        case .false: value = .bool(false)
+        case .null: value = .null
+        case .identifier:
+            throw error(
+                .expectedValue, expected: "a value (string, number, true, false or null)",
+                hint: " (strings must be quoted)")
+        default:
+            throw error(.expectedValue, expected: "a value (string, number, true, false or null)")
+        }
+        spans.append(ConditionSpan(property: propertyRange, op: opRange, value: current.range))
+        try advance()
+        return .condition(FilterCondition(property: property, op: op, value: value))
+    }
+
+    private mutating func enter() throws(FilterError) {
+        depth += 1
+        guard depth <= maximumDepth else {
+            throw FilterError(
+                code: .nestingTooDeep, summary: "parentheses and '!' nested deeper than \(maximumDepth) levels",
+                found: found(), range: current.range, source: source)
+        }
+    }
+
+    private func found() -> String {
+        if current.kind == .endOfInput { return "end of input" }
+        let bytes = source.utf8.dropFirst(current.range.lowerBound).prefix(current.range.count)
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.count > 40 { text = String(text.prefix(40)) + "…" }
+        return "`\(text)`"
+    }
+
+    private func error(_ code: FilterError.Code, expected: String, hint: String = "") -> FilterError {
+        FilterError(
+            code: code, summary: "expected \(expected)\(hint)", expected: expected, found: found(),
+            range: current.range, source: source)
+    }
+}
