@@ -59,6 +59,9 @@ public final class URLSessionHTTPClient: HTTPClient {
     ///   cancelled, and the code matching any network failure.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try request.validateForSending()
+        if Task.isCancelled {
+            throw TransportError(code: .cancelled, message: "the request was cancelled", isRetryable: false)
+        }
         guard let url = URL(string: request.url) else {
             throw TransportError(code: .invalidRequest, message: "cannot form a URL from \(request.url)")
         }
