@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
     ],
     targets: [
         // Libraries
@@ -28,7 +29,8 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
 
         // System and C shims
@@ -41,6 +43,8 @@ let package = Package(
             name: "datasync-bench",
             dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
         ),
+
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
@@ -57,6 +61,7 @@ let package = Package(
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
