@@ -5,7 +5,10 @@ import Testing
 import Transport
 
 /// One conformance suite for every built-in backend, against the emulator's HTTP server on loopback.
-@Suite("HTTPClient conformance")
+///
+/// Serialized so that the 10 MB cases do not occupy the cooperative threads while the
+/// cancellation case measures how quickly a held request ends.
+@Suite("HTTPClient conformance", .serialized)
 struct HTTPClientConformanceTests {
     @Test(
         "every method reaches the server with its body",
