@@ -196,6 +196,38 @@ struct HTTPClientConformanceTests {
         }
     }
 
+    @Test("requests cancelled at any stage end as cancelled and leave the client working", arguments: Backend.allCases)
+    func cancellationRaces(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let tasks = (0..<60).map { index in
+                Task { () -> Result<Int, TransportError> in
+                    // Spread the cancellations over before, during and after submission.
+                    for _ in 0..<(index % 4) { await Task.yield() }
+                    do {
+                        return .success(try await client.send(server.request("/delay/\(index % 3 * 10)")).status)
+                    } catch let error as TransportError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(TransportError(code: .other, message: "\(error)"))
+                    }
+                }
+            }
+            for (index, task) in tasks.enumerated() where index.isMultiple(of: 2) { task.cancel() }
+            for (index, task) in tasks.enumerated() {
+                switch await task.value {
+                case .success(let status):
+                    #expect(status == 200)
+                case .failure(let error):
+                    #expect(error.code == .cancelled, "request \(index): \(error)")
+                    #expect(index.isMultiple(of: 2), "request \(index) was not cancelled but failed: \(error)")
+                }
+            }
+            let after = try await client.send(server.request("/echo"))
+            #expect(after.status == 200)
+        }
+    }
+
     @Test("100 parallel requests all succeed with their own answers", arguments: Backend.allCases)
     func parallelRequests(backend: Backend) async throws {
         let client = try backend.makeClient()
