@@ -47,10 +47,11 @@ let package = Package(
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
-        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
-        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
-        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore"]),
-        .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
