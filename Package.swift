@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
-        .target(name: "Transport"),
+        .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(
             name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
@@ -36,6 +36,7 @@ let package = Package(
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
         .executableTarget(
@@ -62,6 +63,8 @@ let package = Package(
             name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
