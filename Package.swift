@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
-        .target(name: "Transport"),
+        .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(
             name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
@@ -42,28 +42,31 @@ let package = Package(
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
-                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "DataSyncModels",
-                "DataSync",
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator",
+                "DataSyncTestSupport", "DataSyncModels", "DataSync",
             ]
         ),
 
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
-        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore"]),
-        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch"]),
-        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore"]),
-        .executableTarget(name: "fuzz-auth", dependencies: ["Auth"]),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "fuzz-json", dependencies: ["JSONCore", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
 
         // Tests
-        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
-        .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(
             name: "DataSyncTests",
@@ -72,8 +75,11 @@ let package = Package(
                 "DataSyncEmulator",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
-        .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer harness (an executable target named fuzz-<area>) and runs it.
 #   Scripts/fuzz.sh json 60          # fuzz-json for 60 seconds
-# Extra arguments after the seconds go to libFuzzer. The corpus lives in .build/fuzz-corpus/<area>.
+# Extra arguments after the seconds go to libFuzzer. The corpus lives in .build/fuzz-corpus/<area>,
+# seeded from Fuzz/corpus/<area> when that exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 area="${1:?usage: Scripts/fuzz.sh AREA [SECONDS] [libFuzzer args...]}"
@@ -13,4 +14,5 @@ swift build -c release --scratch-path .build/fuzz --product "fuzz-$area" \
     -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 corpus=".build/fuzz-corpus/$area"
 mkdir -p "$corpus"
+if [ -d "Fuzz/corpus/$area" ]; then cp -n "Fuzz/corpus/$area"/* "$corpus"/ 2>/dev/null || true; fi
 exec ".build/fuzz/release/fuzz-$area" -max_total_time="$seconds" "$@" "$corpus"

@@ -17,12 +17,17 @@ public enum ISO8601Timestamp {
     /// example `2026-05-22T10:15:30.123Z`. Precision is one microsecond; the fraction is truncated to
     /// the digits asked for, never rounded up into the next second.
     public static func string(from date: Date, fractionDigits: Int = 3) -> String {
-        let digits = min(max(fractionDigits, 0), 9)
         // Work in whole microseconds: a Double of seconds since 1970 is exact to well under a
         // microsecond for any date within centuries of now, so rounding here recovers the intended
         // value (1700000000.123 is stored as ...122999906) before the fraction is truncated.
         let scaled = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        let micros = Int64(exactly: scaled) ?? 0
+        return string(microsecondsSince1970: Int64(exactly: scaled) ?? 0, fractionDigits: fractionDigits)
+    }
+
+    /// Formats an instant given as whole microseconds since 1970 in UTC, with `fractionDigits`
+    /// digits of seconds (0 to 9; digits past the sixth are zeros). Exact: no floating point.
+    public static func string(microsecondsSince1970 micros: Int64, fractionDigits: Int) -> String {
+        let digits = min(max(fractionDigits, 0), 9)
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         let fraction = micros - seconds * 1_000_000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400

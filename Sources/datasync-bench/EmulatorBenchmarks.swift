@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 
@@ -31,7 +32,7 @@ enum EmulatorBenchmarks {
         let residentBefore = Bench.residentBytes()
         let emulator = try Emulator(configuration: EmulatorConfiguration(classes: classes))
         let headers = [(name: "Content-Type", value: "application/vnd.pubnub.objects.entity+json;version=1")]
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         let categories = ["shoes", "hats", "bags", "coats", "socks"]
         let clock = ContinuousClock()
         let start = clock.now

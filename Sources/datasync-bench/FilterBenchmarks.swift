@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import FilterExpression
 import JSONCore
 
@@ -63,7 +64,7 @@ enum FilterBenchmarks {
 
     /// Objects shaped like listing rows: built-ins plus a few payload properties.
     static func makeObjects(count: Int) -> [[String: JSONValue]] {
-        var random = BenchRandom(state: 42)
+        var random = SeededRandomNumberGenerator(seed: 42)
         let names = ["Blue Sneaker", "Red Boot", "Running SNEAKERS", "Sandal", "Loafer", "sneaker lite"]
         return (0..<count).map { index in
             [
@@ -97,17 +98,4 @@ enum FilterBenchmarks {
 struct BenchFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
-}
-
-/// A tiny deterministic generator so every run measures the same data.
-struct BenchRandom {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

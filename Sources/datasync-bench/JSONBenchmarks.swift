@@ -1,19 +1,6 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
-
-/// A small deterministic generator so every run measures the same documents.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        // SplitMix64
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The 10-field record used by the Codable scenarios.
 struct BenchProduct: Codable, Sendable {
@@ -33,7 +20,7 @@ enum JSONBenchmarks {
     /// A document of roughly `targetBytes` bytes: an object holding an array of product-like
     /// objects with nested arrays, unicode text, integers and decimals.
     static func makeDocument(targetBytes: Int, seed: UInt64 = 42) -> JSONValue {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandomNumberGenerator(seed: seed)
         var items: [JSONValue] = []
         var size = 0
         var index = 0

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import JSONPatch
@@ -52,7 +53,7 @@ enum PatchBenchmarks {
     /// 10,000 operations spread over the items: replaces, add + remove of a member, append + remove
     /// in an array, copies, moves and tests; the net effect keeps the document's shape.
     private static func makeOperations(items: Int, count: Int) -> [PatchOperation] {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         var operations: [PatchOperation] = []
         operations.reserveCapacity(count)
         while operations.count < count {
@@ -109,7 +110,7 @@ enum PatchBenchmarks {
 
     /// A copy of `document` where about `percent` of the leaves (strings, numbers, Booleans) changed.
     private static func changeLeaves(of document: JSONValue, percent: Int) -> JSONValue {
-        var generator = SplitMix(seed: 11)
+        var generator = SeededRandomNumberGenerator(seed: 11)
         func change(_ value: JSONValue) -> JSONValue {
             switch value {
             case .object(let members): return .object(members.mapValues(change))
@@ -131,7 +132,7 @@ enum PatchBenchmarks {
     // MARK: - Documents
 
     private static func makeDocument(items: Int) -> JSONValue {
-        var generator = SplitMix(seed: 3)
+        var generator = SeededRandomNumberGenerator(seed: 3)
         var elements: [JSONValue] = []
         elements.reserveCapacity(items)
         for index in 0..<items {
@@ -162,18 +163,5 @@ enum PatchBenchmarks {
         case .array(let elements): return elements.reduce(0) { $0 + leafCount($1) }
         default: return 1
         }
-    }
-}
-
-/// A seeded generator so the benchmark documents are the same in every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

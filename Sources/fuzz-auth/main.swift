@@ -1,18 +1,11 @@
 // fuzz-auth: feeds arbitrary bytes to the CBOR reader and the token parser. Neither may crash,
 // hang or allocate without bound; every bad input must come back as an AuthError.
 //
-// Replay:  swift run fuzz-auth <corpus files…>
-// Fuzz:    swift build -c release --scratch-path .build/fuzz --product fuzz-auth \
-//              -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-//          .build/fuzz/release/fuzz-auth -max_total_time=60 [corpus-dir]
-//
-// SwiftPM links an executable target's own `main` (it points `main` at the module's entry
-// function), so libFuzzer's `main` never runs. In FUZZING builds the top-level code below
-// therefore hands control to libFuzzer through `LLVMFuzzerRunDriver`, which takes the usual
-// libFuzzer command line.
+// Replay a corpus: `swift run fuzz-auth FILE-OR-FOLDER...`; fuzz: `Scripts/fuzz.sh auth 60`.
 
 import Auth
 import Foundation
+import FuzzSupport
 
 /// Runs one input through every entry point: raw CBOR, the token from CBOR bytes, and the token
 /// from text (the bytes read as text, so base64 and percent-decoding are exercised too).
@@ -37,35 +30,4 @@ func exercise(_ bytes: [UInt8]) -> Int {
     return outcomes
 }
 
-#if FUZZING
-    /// libFuzzer's entry point: one input per call.
-    @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-        guard let data else { return 0 }
-        _ = exercise(Array(UnsafeBufferPointer(start: data, count: size)))
-        return 0
-    }
-
-    /// libFuzzer's driver (in the runtime `-sanitize=fuzzer` links), called with C arguments.
-    @_silgen_name("LLVMFuzzerRunDriver")
-    func runFuzzerDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-    ) -> CInt
-
-    var argumentCount = CommandLine.argc
-    var argumentVector = CommandLine.unsafeArgv
-    exit(runFuzzerDriver(&argumentCount, &argumentVector) { data, size in fuzzOne(data, size) })
-#else
-    var replayed = 0
-    for path in CommandLine.arguments.dropFirst() {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            print("cannot read \(path)")
-            continue
-        }
-        _ = exercise(Array(data))
-        replayed += 1
-    }
-    print("replayed \(replayed) inputs without a crash")
-#endif
+FuzzDriver.main { bytes in _ = exercise(bytes) }

@@ -5,13 +5,12 @@
 // - a parsed tree prints to text that parses back to the same tree and prints identically;
 // - the printed text tokenizes.
 //
-// Normal build: a replay tool, `fuzz-filter FILE...` runs each file once.
 // libFuzzer build (see Documentation/FilterLanguage.md):
-//   swift build -c release --scratch-path .build/fuzz --product fuzz-filter \
-//     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-//   .build/fuzz/release/fuzz-filter -max_total_time=60
+//
+// Replay a corpus: `swift run fuzz-filter FILE-OR-FOLDER...`; fuzz: `Scripts/fuzz.sh filter 60`.
 import FilterExpression
 import Foundation
+import FuzzSupport
 import JSONCore
 
 let fuzzSchema = FilterSchema(
@@ -63,41 +62,4 @@ func exercise(_ bytes: [UInt8]) {
     _ = FilterEvaluator(parsed.root).matches(fuzzObject)
 }
 
-#if FUZZING
-    /// libFuzzer's entry point: runs one input through ``exercise(_:)``.
-    @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-        exercise(Array(UnsafeBufferPointer(start: data, count: size)))
-        return 0
-    }
-
-    // SwiftPM links executables with `main` bound to this module's top-level code, so libFuzzer's
-    // own `main` is never linked in. The top-level code therefore hands control to libFuzzer's
-    // driver itself (a C function; its arguments are plain pointers and an int, which the Swift
-    // and C calling conventions pass identically).
-    @_silgen_name("LLVMFuzzerRunDriver")
-    func llvmFuzzerRunDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-    ) -> CInt
-
-    var fuzzArgc = CommandLine.argc
-    var fuzzArgv = CommandLine.unsafeArgv
-    let status = llvmFuzzerRunDriver(&fuzzArgc, &fuzzArgv) { data, size in
-        guard let data else { return 0 }
-        return fuzzOne(data, size)
-    }
-    exit(status)
-#else
-    var replayed = 0
-    for path in CommandLine.arguments.dropFirst() {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            print("cannot read \(path)")
-            continue
-        }
-        exercise([UInt8](data))
-        replayed += 1
-    }
-    print("replayed \(replayed) input(s) without a failure")
-#endif
+FuzzDriver.main { bytes in exercise(bytes) }

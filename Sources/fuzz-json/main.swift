@@ -1,8 +1,8 @@
 // Fuzz harness for the JSON parser and writer (see Documentation/Fuzzing.md).
 //
-// A normal build is a replay tool: `swift run fuzz-json FILE...` runs each file once.
-// Built with `-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address` it hands control to libFuzzer.
+// A normal build is a replay tool (`swift run fuzz-json FILE...`); `Scripts/fuzz.sh json 60` fuzzes.
 import Foundation
+import FuzzSupport
 import JSONCore
 
 /// Parses `bytes`; when that succeeds, writes the value and checks that it reads back equal.
@@ -16,30 +16,4 @@ func exercise(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
 }
 
-#if FUZZING
-    // libFuzzer's entry point for programs that keep their own `main` (SwiftPM renames an executable's
-    // `main`, so the usual LLVMFuzzerTestOneInput-only harness would never be called).
-    @_silgen_name("LLVMFuzzerRunDriver")
-    func runFuzzerDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-    ) -> CInt
-
-    var argc = CommandLine.argc
-    var argv = CommandLine.unsafeArgv
-    exit(
-        runFuzzerDriver(&argc, &argv) { data, size in
-            exercise(UnsafeBufferPointer(start: data, count: size))
-            return 0
-        })
-#else
-    for path in CommandLine.arguments.dropFirst() {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            print("cannot read \(path)")
-            continue
-        }
-        Array(data).withUnsafeBufferPointer { exercise($0) }
-        print("ok \(path)")
-    }
-#endif
+FuzzDriver.main { bytes in bytes.withUnsafeBufferPointer { exercise($0) } }

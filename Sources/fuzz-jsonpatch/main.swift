@@ -4,10 +4,11 @@
 // the JSON array `[document, patch]`, decode the patch and apply it. Invariants that must hold for
 // every input are checked; a broken one stops the process so the fuzzer reports the input.
 //
-// Normal build: a replay tool, `fuzz-jsonpatch <file or directory>...`.
-// With `-DFUZZING` and `-sanitize=fuzzer`: a libFuzzer binary (see Documentation/JSONPatch.md).
+//
+// Replay a corpus: `swift run fuzz-jsonpatch FILE-OR-FOLDER...`; fuzz: `Scripts/fuzz.sh jsonpatch 60`.
 
 import Foundation
+import FuzzSupport
 import JSONCore
 import JSONPatch
 
@@ -60,47 +61,4 @@ func fuzzInput(_ bytes: ArraySlice<UInt8>) {
     }
 }
 
-#if FUZZING
-    /// libFuzzer's entry point: runs one input through the harness.
-    @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-        fuzzInput(ArraySlice(UnsafeBufferPointer(start: data, count: size)))
-        return 0
-    }
-
-    // The Swift executable has its own `main`, so libFuzzer's is not linked in: start libFuzzer's
-    // driver ourselves (it parses the usual libFuzzer flags from the command line).
-    @_silgen_name("LLVMFuzzerRunDriver")
-    func runFuzzerDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-    ) -> CInt
-
-    var argumentCount = CommandLine.argc
-    var argumentVector = CommandLine.unsafeArgv
-    exit(runFuzzerDriver(&argumentCount, &argumentVector, fuzzOne))
-#else
-    var files: [URL] = []
-    for argument in CommandLine.arguments.dropFirst() {
-        let url = URL(fileURLWithPath: argument)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            print("no such file: \(argument)")
-            continue
-        }
-        if isDirectory.boolValue {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            files += names.sorted().map { url.appendingPathComponent($0) }
-        } else {
-            files.append(url)
-        }
-    }
-    var replayed = 0
-    for file in files {
-        guard let data = try? Data(contentsOf: file) else { continue }
-        fuzzInput(ArraySlice(data))
-        replayed += 1
-    }
-    print("replayed \(replayed) inputs with no invariant broken")
-#endif
+FuzzDriver.main { bytes in fuzzInput(ArraySlice(bytes)) }

@@ -1,22 +1,11 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
 
 @testable import DataSyncEmulator
 
-/// SplitMix64: reproducible random requests.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
-func pick<T>(_ items: [T], _ random: inout SeededRandom) -> T {
+func pick<T>(_ items: [T], _ random: inout SeededRandomNumberGenerator) -> T {
     items[Int(random.next() % UInt64(items.count))]
 }
 
@@ -28,7 +17,7 @@ struct RobustnessTests {
         try await client.defineEntityClass(productClass)
         try await client.user("u1")
         try await client.channel("c1")
-        var random = SeededRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "get"]
         let collections = [
             "users", "channels", "entities", "memberships", "relationships", "entity-classes",

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -8,7 +9,7 @@ import Testing
 struct SortedIdsTests {
     @Test("random inserts and removes keep UTF-8 order; cursors start after any id", arguments: [11, 12] as [UInt64])
     func matchesReference(seed: UInt64) {
-        var random = SeededRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var index = SortedIds()
         var reference: Set<String> = []
         let alphabet = ["a", "b", "z", "é", "0", "-", "Ω", "a1", "b22"]
@@ -77,7 +78,7 @@ struct SortedIdsTests {
 struct SortedListingTests {
     @Test("paging any sort over many ties returns exactly the expected order", arguments: [21, 22] as [UInt64])
     func pagedSortsMatchReference(seed: UInt64) async throws {
-        var random = SeededRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let client = try TestClient()
         try await client.defineEntityClass(productClass)
         struct Row {

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import FilterExpression
 import JSONCore
 import Testing
@@ -190,7 +191,7 @@ import Testing
 
     @Test(arguments: [7, 8, 9] as [UInt64])
     func matchesAgreeWithABacktrackingReference(seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let alphabet: [Unicode.Scalar] = ["a", "b", "A", "*", "\\", "\u{E9}", "\u{C9}"]
         for _ in 0..<3000 {
             // Build the pattern text and the pieces it means at the same time.

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import FilterExpression
 import Testing
 
@@ -66,7 +67,7 @@ import Testing
 /// Generates random trees and random source texts from a seed, to check that printing and
 /// parsing are inverse.
 struct ExpressionGenerator {
-    var random: SeededGenerator
+    var random: SeededRandomNumberGenerator
 
     static let properties = [
         "price", "stock", "name", "createdAt", "_x", "a1b2", "\u{E9}l\u{E8}ve", "\u{540D}\u{524D}", "android",
@@ -165,7 +166,7 @@ extension String {
 @Suite struct RoundTripTests {
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func printedTreesParseBackToTheSameTree(seed: UInt64) throws {
-        var generator = ExpressionGenerator(random: SeededGenerator(seed: seed))
+        var generator = ExpressionGenerator(random: SeededRandomNumberGenerator(seed: seed))
         for _ in 0..<2000 {
             let tree = generator.tree(depth: 4)
             let printed = FilterPrinter.print(tree)
@@ -177,7 +178,7 @@ extension String {
 
     @Test(arguments: [11, 12, 13, 14, 15] as [UInt64])
     func parsedSourcesSurvivePrintAndParse(seed: UInt64) throws {
-        var generator = ExpressionGenerator(random: SeededGenerator(seed: seed))
+        var generator = ExpressionGenerator(random: SeededRandomNumberGenerator(seed: seed))
         for _ in 0..<1000 {
             let source = generator.source(depth: 3)
             let tree = try FilterParser().parse(source).root

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -154,16 +155,10 @@ import Testing
 @Suite struct JSONNumberConversionTests {
     /// The parser's fast decimal path must agree bit for bit with the standard library.
     @Test func decimalsAgreeWithTheStandardLibrary() throws {
-        var generator = SystemRandomNumberGenerator()
-        var seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        let start = seed
-        func next() -> UInt64 {
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            var z = seed
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var system = SystemRandomNumberGenerator()
+        let start = UInt64.random(in: 0...UInt64.max, using: &system)
+        var generator = SeededRandomNumberGenerator(seed: start)
+        func next() -> UInt64 { generator.next() }
         for _ in 0..<20_000 {
             let digits = Int(next() % 18) + 1
             var text = next() % 2 == 0 ? "-" : ""

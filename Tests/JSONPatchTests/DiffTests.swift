@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import JSONCore
 import JSONPatch
 import Testing
@@ -104,7 +105,7 @@ import Testing
 @Suite struct PatchPropertyTests {
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func diffThenApplyGivesTheTarget(seed: UInt64) throws {
-        var random = RandomDocuments(generator: SeededGenerator(seed: seed))
+        var random = RandomDocuments(generator: SeededRandomNumberGenerator(seed: seed))
         for round in 0..<1_500 {
             let old = random.value(depth: 4)
             let new = random.chance(70) ? random.edited(old) : random.value(depth: 4)
@@ -124,7 +125,7 @@ import Testing
 
     @Test(arguments: [11, 12, 13, 14] as [UInt64])
     func failingPatchLeavesTheInputUnchanged(seed: UInt64) throws {
-        var random = RandomDocuments(generator: SeededGenerator(seed: seed))
+        var random = RandomDocuments(generator: SeededRandomNumberGenerator(seed: seed))
         var failures = 0
         for round in 0..<1_500 {
             let original = random.value(depth: 4)

@@ -1,25 +1,11 @@
+import DataSyncTestSupport
 import JSONCore
 import JSONPatch
-
-/// A small, fast, seeded generator (SplitMix64) so every property test run sees the same documents.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random JSON documents and random edits of them, biased towards the shapes patches deal with:
 /// few distinct keys (so members collide), keys that need escaping, equal numbers of both kinds.
 struct RandomDocuments {
-    var generator: SeededGenerator
+    var generator: SeededRandomNumberGenerator
 
     static let keys = ["a", "b", "c", "", "d/e", "f~g", "~1", "0", "-", "user.name"]
 
