@@ -20,12 +20,18 @@ struct PubNubWiring: Sendable {
         if let configured = configuration.transport {
             transport = .success(configured)
         } else {
-            transport = .failure(
-                PubNubError(
-                    reason: .invalidConfiguration,
-                    message: "no default HTTP transport is available in this build; set `transport`"))
+            transport = Result { try PlatformHTTPClient.make() }
+                .mapError { error in
+                    PubNubError(
+                        reason: .invalidConfiguration, message: "no HTTP transport could be created: \(error)",
+                        underlying: error)
+                }
         }
+        // Retry outermost, so every attempt passes through auth and carries the current token.
         var middlewares: [any HTTPMiddleware] = []
+        if configuration.retryPolicy.allowsRetry(0) {
+            middlewares.append(RetryMiddleware(policy: configuration.retryPolicy, clock: configuration.retryClock))
+        }
         middlewares.append(AuthMiddleware(store: tokenStore, provider: configuration.tokenProvider))
         middlewares += configuration.middlewares
         engine = DataSyncEngine(

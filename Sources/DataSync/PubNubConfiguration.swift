@@ -28,8 +28,16 @@ public struct PubNubConfiguration: Sendable {
     public var origin: String
     /// `https` when `true` (the default), plain `http` otherwise (for a local emulator).
     public var useSecureConnections: Bool
-    /// The HTTP client requests go through, or `nil` for the platform's default backend.
+    /// The HTTP client requests go through, or `nil` for the platform's default backend
+    /// (`PlatformHTTPClient`: libcurl on Linux, URLSession on Apple platforms).
     public var transport: (any HTTPClient)?
+    /// When a failed request is resent. Only idempotent methods (GET, PUT, DELETE) are ever
+    /// resent, and only after a retryable transport failure or a 429, 500, 502, 503 or 504.
+    /// The default, ``defaultRetryPolicy``, waits 1 s, 2 s, 4 s (plus up to 0.5 s of jitter) for
+    /// at most 3 retries; `.none` turns retries off.
+    public var retryPolicy: RetryPolicy
+    /// The clock retry delays wait on; inject a manual clock in tests.
+    public var retryClock: any Clock<Duration>
     /// Extra middlewares run for every request (outermost first), inside retry and auth handling:
     /// for example a logging middleware.
     public var middlewares: [any HTTPMiddleware]
@@ -49,10 +57,16 @@ public struct PubNubConfiguration: Sendable {
     /// schema is known to the client, so property names are not checked against declarations.
     public var validatesFiltersLocally: Bool
 
+    /// The retry policy used when none is given: exponential from 1 s, at most 3 retries.
+    public static let defaultRetryPolicy = RetryPolicy.exponential(
+        minimumDelay: .seconds(1), maximumDelay: .seconds(32), maximumRetries: 3, maximumJitter: .milliseconds(500))
+
     /// Creates a configuration. Every setting after `useSecureConnections` has a default.
     public init(
         publishKey: String?, subscribeKey: String, userId: String, authToken: String? = nil,
         origin: String = "ps.pndsn.com", useSecureConnections: Bool = true, transport: (any HTTPClient)? = nil,
+        retryPolicy: RetryPolicy = PubNubConfiguration.defaultRetryPolicy,
+        retryClock: any Clock<Duration> = ContinuousClock(),
         middlewares: [any HTTPMiddleware] = [], requestTimeout: Duration? = nil,
         completionContext: PubNub.CompletionContext = .immediate, tokenProvider: (any TokenProvider)? = nil,
         validatesFiltersLocally: Bool = false
@@ -64,6 +78,8 @@ public struct PubNubConfiguration: Sendable {
         self.origin = origin
         self.useSecureConnections = useSecureConnections
         self.transport = transport
+        self.retryPolicy = retryPolicy
+        self.retryClock = retryClock
         self.middlewares = middlewares
         self.requestTimeout = requestTimeout
         self.completionContext = completionContext

@@ -20,7 +20,7 @@ struct DataSyncClientTests {
     ) -> PubNub {
         let configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: "demo", userId: "tester", origin: origin, useSecureConnections: secure,
-            transport: recorder)
+            transport: recorder, retryPolicy: .none)
         return PubNub(configuration: configuration)
     }
 

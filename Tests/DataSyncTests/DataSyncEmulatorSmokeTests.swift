@@ -124,3 +124,45 @@ struct DataSyncEmulatorSmokeTests {
         try await api.removeUser(id: "u1")
     }
 }
+
+/// One short story over real loopback HTTP, per transport: the origin with a port and the `http`
+/// scheme reach the emulator's server. (The full end-to-end suite lives with the emulator.)
+@Suite("Over loopback HTTP")
+struct DataSyncLoopbackTests {
+    enum Backend: String, CaseIterable, Sendable {
+        case platformDefault, curl, urlSession
+
+        func transport() throws -> (any HTTPClient)? {
+            switch self {
+            case .platformDefault: return nil
+            case .curl: return try CurlHTTPClient()
+            case .urlSession: return try URLSessionHTTPClient()
+            }
+        }
+    }
+
+    @Test("create, get, list and remove with each transport", arguments: Backend.allCases)
+    func story(_ backend: Backend) async throws {
+        let emulator = try Emulator()
+        let url = try await emulator.start()
+        let port = try #require(url.port)
+        let pubnub = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: nil, subscribeKey: "demo", userId: "tester", origin: "127.0.0.1:\(port)",
+                useSecureConnections: false, transport: try backend.transport(), retryPolicy: .none))
+        let api = pubnub.dataSync
+        do {
+            let user = try await api.createUser(classVersion: 1, id: "a/b c", payload: ["name": "Zoë \"Z\" + 50%"])
+            #expect(try await api.getUser(id: "a/b c").eTag == user.eTag)
+            let (users, _) = try await api.getUsers(filterFast: #"name == "Zoë \"Z\" + 50%""#)
+            #expect(users.map(\.id) == ["a/b c"])
+            try await api.removeUser(id: "a/b c", ifMatchesEtag: user.eTag)
+            let error = try await Fixtures.pubNubError { _ = try await api.getUser(id: "a/b c") }
+            #expect(error.reason == .resourceNotFound)
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+    }
+}

@@ -20,7 +20,7 @@ enum Fixtures {
     ) -> PubNub {
         let configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: subscribeKey, userId: userId, authToken: authToken, transport: transport,
-            completionContext: completionContext)
+            retryPolicy: .none, completionContext: completionContext)
         return PubNub(configuration: configuration)
     }
 
