@@ -6,6 +6,9 @@ extension PubNub {
     /// closures of different calls may run at the same time. Use ``mainActor`` in apps whose
     /// closures touch the UI, or ``init(_:)`` to hand the work to your own queue or executor.
     ///
+    /// Completion closures are `@Sendable`: with ``mainActor``, wrap code that touches main-actor
+    /// state in `MainActor.assumeIsolated { … }`.
+    ///
     /// ```swift
     /// var configuration = PubNubConfiguration(publishKey: nil, subscribeKey: "demo", userId: "me")
     /// configuration.completionContext = .mainActor
