@@ -87,8 +87,12 @@ package struct DataSyncEngine: Sendable {
     package func send(_ call: DataSyncCall, custom: PubNub.RequestConfiguration) async throws -> HTTPResponse {
         let request = try httpRequest(for: call, custom: custom)
         let base = try custom.transport ?? transport.get()
-        let client: any HTTPClient =
-            middlewares.isEmpty ? base : MiddlewareClient(client: base, middlewares: middlewares)
+        var chain = middlewares
+        let policy = custom.retryPolicy ?? configuration.retryPolicy
+        if policy.allowsRetry(0) {
+            chain.insert(RetryMiddleware(policy: policy, clock: configuration.retryClock), at: 0)
+        }
+        let client: any HTTPClient = chain.isEmpty ? base : MiddlewareClient(client: base, middlewares: chain)
         if Task.isCancelled { throw Self.cancelled(CancellationError()) }
         let response: HTTPResponse
         do {

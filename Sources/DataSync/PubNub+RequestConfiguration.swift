@@ -14,6 +14,8 @@ extension PubNub {
         public var transport: (any HTTPClient)?
         /// How long this request may take; `nil` uses the configuration's `requestTimeout`.
         public var timeout: Duration?
+        /// When this request is resent; `nil` uses the configuration's `retryPolicy`.
+        public var retryPolicy: RetryPolicy?
         /// Extra query parameters appended to the request, in order.
         public var queryParameters: [HTTPQueryItem]
         /// Extra headers added to the request.
@@ -21,11 +23,13 @@ extension PubNub {
 
         /// Creates overrides; the defaults change nothing.
         public init(
-            transport: (any HTTPClient)? = nil, timeout: Duration? = nil, queryParameters: [HTTPQueryItem] = [],
+            transport: (any HTTPClient)? = nil, timeout: Duration? = nil, retryPolicy: RetryPolicy? = nil,
+            queryParameters: [HTTPQueryItem] = [],
             headers: HTTPHeaders = HTTPHeaders()
         ) {
             self.transport = transport
             self.timeout = timeout
+            self.retryPolicy = retryPolicy
             self.queryParameters = queryParameters
             self.headers = headers
         }

@@ -27,11 +27,9 @@ struct PubNubWiring: Sendable {
                         underlying: error)
                 }
         }
-        // Retry outermost, so every attempt passes through auth and carries the current token.
+        // The engine puts retry in front of these, so every attempt passes through auth and
+        // carries the current token.
         var middlewares: [any HTTPMiddleware] = []
-        if configuration.retryPolicy.allowsRetry(0) {
-            middlewares.append(RetryMiddleware(policy: configuration.retryPolicy, clock: configuration.retryClock))
-        }
         middlewares.append(AuthMiddleware(store: tokenStore, provider: configuration.tokenProvider))
         middlewares += configuration.middlewares
         engine = DataSyncEngine(

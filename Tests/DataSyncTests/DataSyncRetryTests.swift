@@ -51,6 +51,20 @@ struct DataSyncRetryTests {
         #expect(transport.requestCount == 1)
     }
 
+    @Test("a per-request policy replaces the configured one")
+    func perRequestPolicy() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedHTTPClient([answer(503, "")])
+        let pubnub = client(transport, clock: clock)
+        let error = try await Fixtures.pubNubError {
+            _ = try await pubnub.dataSync.getUser(
+                id: "u1", custom: PubNub.RequestConfiguration(retryPolicy: RetryPolicy.none))
+        }
+        #expect(error.reason == .serviceUnavailable)
+        #expect(transport.requestCount == 1)
+        #expect(clock.requestedSleeps.isEmpty)
+    }
+
     @Test("the default policy retries at most 3 times, exponentially from 1 s")
     func defaultPolicy() {
         let policy = PubNubConfiguration.defaultRetryPolicy
