@@ -1,7 +1,10 @@
-// What `import DataSync` brings along: the model types, the JSON value type that payloads use,
-// and the patch operations `update*` take. Transport and Auth stay separate imports; only code
-// that plugs in a transport or a token provider needs them.
+// What `import DataSync` brings along: every module whose types appear in the DataSync API —
+// the models, the JSON value type payloads use, the patch operations `update*` take, the transport
+// types of the configuration (`HTTPClient`, `RetryPolicy`, middlewares) and the token provider.
+// FilterExpression stays a separate import: the API takes filters as strings.
 
+@_exported public import Auth
 @_exported public import DataSyncModels
 @_exported public import JSONCore
 @_exported public import JSONPatch
+@_exported public import Transport

@@ -2,7 +2,6 @@
 import DataSync
 import DataSyncTestSupport
 import Testing
-import Transport
 
 /// The eTag retry loop of Documentation/DataSyncGuide.md, run against a scripted service.
 @Suite("Guide examples")
@@ -45,7 +44,10 @@ struct DataSyncGuideTests {
         #expect(patched.classLevel == .global)
         let sort: [PubNub.DataSyncSortField] = [.init(property: "createdAt", ascending: false)]
         #expect(PubNubDataSyncSortField.queryValue(for: sort) == "createdAt:desc")
-        #expect(recorder.requests.count == 2)
+        let once = PubNub.RequestConfiguration(timeout: .seconds(5), retryPolicy: RetryPolicy.none)
+        _ = try await dataSync.getUser(id: "user-1", custom: once)
+        #expect(recorder.requests.count == 3)
+        #expect(recorder.lastRequest?.timeout == .seconds(5))
     }
 
     @Test("a stale eTag is refetched and the write retried with the fresh one")
