@@ -46,15 +46,16 @@ package enum DataSyncEnvelope {
     private static func page(from meta: JSONValue?) throws -> PubNubDataSyncPage? {
         guard let meta, !meta.isNull else { return nil }
         let reader = try DataSyncWireReader(kind: "page", value: meta)
-        guard let hasNextValue = reader.fields["has_next"], !hasNextValue.isNull else {
-            return PubNubDataSyncPage(
-                hasNext: false, cursor: try reader.optionalString("next_cursor"), limit: try reader.optionalInt("limit")
-            )
+        // `has_next` is the one field the service guarantees; absent, this is the last page.
+        var hasNext = false
+        if let value = reader.fields["has_next"], !value.isNull {
+            guard let flag = value.boolValue else {
+                throw PubNubError.malformedResponse("page field \"has_next\" must be a boolean", statusCode: nil)
+            }
+            hasNext = flag
         }
-        guard let hasNext = hasNextValue.boolValue else {
-            throw PubNubError.malformedResponse("page field \"has_next\" must be a boolean", statusCode: nil)
-        }
-        return PubNubDataSyncPage(
-            hasNext: hasNext, cursor: try reader.optionalString("next_cursor"), limit: try reader.optionalInt("limit"))
+        // The last page has no cursor, whatever the service echoes there.
+        let cursor = hasNext ? try reader.optionalString("next_cursor") : nil
+        return PubNubDataSyncPage(hasNext: hasNext, cursor: cursor, limit: try reader.optionalInt("limit"))
     }
 }

@@ -29,6 +29,9 @@ struct DataSyncPaginationTests {
         let (pubnub, _) = Fixtures.recorded(body: #"{"data":[],"meta":{"next_cursor":null,"limit":5}}"#)
         let (_, next) = try await pubnub.dataSync.getChannels()
         #expect(next == PubNubDataSyncPage(hasNext: false, cursor: nil, limit: 5))
+        let (echo, _) = Fixtures.recorded(body: #"{"data":[],"meta":{"has_next":false,"next_cursor":"stale"}}"#)
+        let (_, last) = try await echo.dataSync.getUsers()
+        #expect(last == PubNubDataSyncPage(hasNext: false, cursor: nil, limit: nil))
     }
 
     @Test("following the cursor by hand sends it back verbatim")
