@@ -47,9 +47,9 @@ extension PubNubDataSync {
 
     /// Lists entities, one page at a time (`GET …/entities`).
     ///
-    /// `className` is required; an empty name fails locally with `.missingRequiredParameter`. `filterFast`
-    /// (strongly consistent, condition-capped), `filter` (eventually consistent, full grammar),
-    /// `sort` and `limit` are sent as given and validated by the service.
+    /// `className` is required; an empty name fails locally with `.missingRequiredParameter`.
+    /// `filterFast` (strongly consistent, condition-capped), `filter` (eventually consistent, full
+    /// grammar), `sort` and `limit` are sent as given and validated by the service.
     ///
     /// - Returns: The entities of this page and where the list stands; pass `next?.cursor` as
     ///   `cursor` for the next page while `next?.hasNext` is `true`.
