@@ -17,8 +17,12 @@ let package = Package(
         .library(name: "FilterExpression", targets: ["FilterExpression"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "Auth", targets: ["Auth"]),
+        .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
+        .library(name: "DataSync", targets: ["DataSync"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
+        .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
+        .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
@@ -26,19 +30,33 @@ let package = Package(
         .target(name: "JSONCore"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
-        .target(name: "Transport"),
+        .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "DataSyncEmulator", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
+        .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
+        .target(
+            name: "DataSync",
+            dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport", "Auth", "FilterExpression"]
+        ),
+        .target(
+            name: "DataSyncEmulator",
+            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]
+        ),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
 
         // System and C shims
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
 
         // Executables
+        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator", "Transport"]),
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
-            dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator"]
+            dependencies: [
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "DataSyncModels",
+                "DataSync",
+            ]
         ),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
@@ -51,8 +69,23 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSONCore", "JSONPatch"]),
         .testTarget(name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore"]),
+        .testTarget(
+            name: "TransportTests",
+            dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]
+        ),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
+        .testTarget(
+            name: "DataSyncTests",
+            dependencies: [
+                "DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
+            ]
+        ),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncIntegrationTests",
+            dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]
+        ),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,420 @@
+internal import CCurl
+import Foundation
+
+/// One request while libcurl works on it. After submission only the engine's thread touches it.
+final class CurlTransfer {
+    let id: UInt64
+    let request: HTTPRequest
+    let continuation: CheckedContinuation<HTTPResponse, any Error>
+    let maximumBytes: Int
+    var easy: OpaquePointer?
+    var headerList: OpaquePointer?
+    var requestBody: UnsafeMutableRawBufferPointer?
+    var responseHeaders: [HTTPHeaders.Field] = []
+    var responseBody: [UInt8] = []
+    var exceededLimit = false
+
+    init(
+        id: UInt64, request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>,
+        maximumBytes: Int
+    ) {
+        self.id = id
+        self.request = request
+        self.continuation = continuation
+        self.maximumBytes = maximumBytes
+    }
+
+    /// Frees what libcurl borrowed for the transfer. Call after the easy handle left the multi handle.
+    func releaseBuffers() {
+        if let headerList { ccurl_slist_free_all(headerList) }
+        headerList = nil
+        requestBody?.deallocate()
+        requestBody = nil
+    }
+
+    /// Called for every header line, including status lines of interim (1xx) responses.
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        var bytes = line[...]
+        while let last = bytes.last, last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
+        if bytes.isEmpty { return }
+        if bytes.starts(with: Array("HTTP/".utf8)) {
+            // A new response begins (after a 100 Continue, say): forget the previous one's headers.
+            responseHeaders.removeAll()
+            return
+        }
+        if let first = bytes.first, first == 0x20 || first == 0x09, let previous = responseHeaders.popLast() {
+            let folded = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            responseHeaders.append(HTTPHeaders.Field(name: previous.name, value: previous.value + " " + folded))
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: bytes[..<colon], as: UTF8.self)
+        let value = String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self)
+        responseHeaders.append(HTTPHeaders.Field(name: name, value: value.trimmingCharacters(in: .whitespaces)))
+    }
+}
+
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    let length = size * count
+    guard let data, length > 0 else { return length }
+    if transfer.responseBody.count + length > transfer.maximumBytes {
+        transfer.exceededLimit = true
+        return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+    }
+    UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+    }
+    return length
+}
+
+private func curlWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    let length = size * count
+    guard let data, length > 0 else { return length }
+    UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        transfer.receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
+    }
+    return length
+}
+
+/// Runs libcurl's multi interface on a thread of its own and hands results back to suspended tasks.
+///
+/// Threads: `register`, `submit`, `cancel` and `shutdown` are called from any task and only
+/// touch the lock-protected command state, then wake the engine thread with
+/// `curl_multi_wakeup` (the one libcurl call that is safe from any thread). Every other libcurl
+/// call, and every access to `active`, `activeByID` and `idleHandles`, happens on the engine
+/// thread. That is what makes the `@unchecked Sendable` below sound.
+final class CurlEngine: @unchecked Sendable {
+    private enum Entry {
+        case registered
+        case cancelled
+        case queued
+        case running
+    }
+
+    private let configuration: HTTPClientConfiguration
+    private let multi: OpaquePointer
+
+    // Command state, guarded by `lock`.
+    private let lock = NSLock()
+    private var nextID: UInt64 = 0
+    private var entries: [UInt64: Entry] = [:]
+    private var queue: [CurlTransfer] = []
+    private var cancellations: [UInt64] = []
+    private var stopping = false
+    private var multiClosed = false
+
+    // Engine thread only.
+    private var active: [OpaquePointer: CurlTransfer] = [:]
+    private var activeByID: [UInt64: OpaquePointer] = [:]
+    private var idleHandles: [OpaquePointer] = []
+    private static let maximumIdleHandles = 32
+
+    init(configuration: HTTPClientConfiguration) throws {
+        guard let multi = ccurl_multi_init() else {
+            throw TransportError(code: .unavailable, message: "curl_multi_init failed", isRetryable: false)
+        }
+        self.configuration = configuration
+        self.multi = multi
+        let perHost = max(1, configuration.maximumConnectionsPerHost)
+        _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), perHost)
+        _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(perHost * 2, 8))
+        let thread = Thread { [self] in self.run() }
+        thread.name = "CurlHTTPClient"
+        thread.start()
+    }
+
+    // MARK: Commands (any thread)
+
+    /// Reserves an id before the request is submitted, so a cancellation that arrives first is kept.
+    func register() -> UInt64 {
+        lock.withLock {
+            nextID += 1
+            entries[nextID] = .registered
+            return nextID
+        }
+    }
+
+    func submit(id: UInt64, request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let transfer = CurlTransfer(
+            id: id, request: request, continuation: continuation,
+            maximumBytes: configuration.maximumResponseBytes)
+        let refusal: TransportError? = lock.withLock {
+            if stopping {
+                entries[id] = nil
+                return TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
+            }
+            if case .cancelled = entries[id] {
+                entries[id] = nil
+                return Self.cancelledError
+            }
+            entries[id] = .queued
+            queue.append(transfer)
+            wakeLocked()
+            return nil
+        }
+        if let refusal { continuation.resume(throwing: refusal) }
+    }
+
+    func cancel(id: UInt64) {
+        let dequeued: CurlTransfer? = lock.withLock {
+            switch entries[id] {
+            case .registered:
+                entries[id] = .cancelled
+            case .queued:
+                entries[id] = nil
+                if let index = queue.firstIndex(where: { $0.id == id }) { return queue.remove(at: index) }
+            case .running:
+                cancellations.append(id)
+                wakeLocked()
+            case .cancelled, nil:
+                break
+            }
+            return nil
+        }
+        dequeued?.continuation.resume(throwing: Self.cancelledError)
+    }
+
+    func shutdown() {
+        lock.withLock {
+            stopping = true
+            wakeLocked()
+        }
+    }
+
+    private func wakeLocked() {
+        if !multiClosed { _ = ccurl_multi_wakeup(multi) }
+    }
+
+    private static let cancelledError = TransportError(
+        code: .cancelled, message: "the request was cancelled", isRetryable: false)
+
+    // MARK: Engine thread
+
+    private func run() {
+        while true {
+            let (incoming, cancelled, stop) = lock.withLock {
+                let incoming = queue
+                queue.removeAll()
+                for transfer in incoming { entries[transfer.id] = .running }
+                let cancelled = cancellations
+                cancellations.removeAll()
+                return (incoming, cancelled, stopping)
+            }
+            if stop {
+                close(pending: incoming)
+                return
+            }
+            for transfer in incoming { start(transfer) }
+            for id in cancelled {
+                if let easy = activeByID[id] { finish(easy, with: .failure(Self.cancelledError)) }
+            }
+            var running: Int32 = 0
+            _ = ccurl_multi_perform(multi, &running)
+            var done: OpaquePointer?
+            var code: Int32 = 0
+            while ccurl_multi_next_done(multi, &done, &code) == 1, let easy = done {
+                finish(easy, with: outcome(of: easy, code: code))
+            }
+            _ = ccurl_multi_poll(multi, active.isEmpty ? 30_000 : 1_000)
+        }
+    }
+
+    private func close(pending: [CurlTransfer]) {
+        let error = TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
+        for easy in Array(active.keys) { finish(easy, with: .failure(error)) }
+        for transfer in pending { complete(transfer, with: .failure(error)) }
+        for easy in idleHandles { ccurl_easy_cleanup(easy) }
+        idleHandles.removeAll()
+        lock.withLock { multiClosed = true }
+        _ = ccurl_multi_cleanup(multi)
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        guard let easy = idleHandles.popLast() ?? ccurl_easy_init() else {
+            complete(transfer, with: .failure(TransportError(code: .other, message: "curl_easy_init failed")))
+            return
+        }
+        transfer.easy = easy
+        if let error = configure(easy, for: transfer) {
+            transfer.releaseBuffers()
+            recycle(easy)
+            complete(transfer, with: .failure(error))
+            return
+        }
+        let added = ccurl_multi_add_handle(multi, easy)
+        guard added == 0 else {
+            transfer.releaseBuffers()
+            recycle(easy)
+            let error = TransportError(code: .other, message: "curl_multi_add_handle failed (\(added))")
+            complete(transfer, with: .failure(error))
+            return
+        }
+        active[easy] = transfer
+        activeByID[transfer.id] = easy
+    }
+
+    /// Sets every option of one transfer; returns an error when libcurl refuses one.
+    private func configure(_ easy: OpaquePointer, for transfer: CurlTransfer) -> TransportError? {
+        let request = transfer.request
+        var refused: [String] = []
+        func set(_ option: Int, _ value: Int, _ name: String) {
+            if ccurl_easy_setopt_long(easy, Int32(option), value) != 0 { refused.append(name) }
+        }
+        func set(_ option: Int, text value: String, _ name: String) {
+            // libcurl copies string options, so the temporary C string may go away afterwards.
+            if value.withCString({ ccurl_easy_setopt_pointer(easy, Int32(option), $0) }) != 0 { refused.append(name) }
+        }
+        func set(_ option: Int, pointer value: UnsafeRawPointer?, _ name: String) {
+            if ccurl_easy_setopt_pointer(easy, Int32(option), value) != 0 { refused.append(name) }
+        }
+
+        set(CCURLOPT_URL, text: request.url, "URL")
+        set(CCURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        set(CCURLOPT_NOPROGRESS, 1, "NOPROGRESS")
+        set(CCURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
+        set(CCURLOPT_TCP_NODELAY, 1, "TCP_NODELAY")
+        set(CCURLOPT_SSL_VERIFYPEER, 1, "SSL_VERIFYPEER")
+        set(CCURLOPT_SSL_VERIFYHOST, 2, "SSL_VERIFYHOST")
+        if let authorities = configuration.certificateAuthorityFile {
+            set(CCURLOPT_CAINFO, text: authorities, "CAINFO")
+        }
+        // Older libcurl lacks PROTOCOLS_STR; the scheme was already checked, so a refusal is harmless.
+        _ = "http,https".withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROTOCOLS_STR), $0) }
+        set(CCURLOPT_ACCEPT_ENCODING, text: "", "ACCEPT_ENCODING")
+        let timeout = request.timeout ?? configuration.defaultTimeout
+        set(CCURLOPT_TIMEOUT_MS, Int(clamping: max(1, timeout.roundedUpMilliseconds)), "TIMEOUT_MS")
+        let connectTimeout = max(1, configuration.connectTimeout.roundedUpMilliseconds)
+        set(CCURLOPT_CONNECTTIMEOUT_MS, Int(clamping: connectTimeout), "CONNECTTIMEOUT_MS")
+        _ = ccurl_easy_setopt_off_t(easy, Int32(CCURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumResponseBytes))
+
+        let method = request.method.rawValue
+        if let body = request.body {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, body.count), alignment: 1)
+            buffer.copyBytes(from: body)
+            transfer.requestBody = buffer
+            set(CCURLOPT_POST, 1, "POST")
+            set(CCURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(buffer.baseAddress), "POSTFIELDS")
+            if ccurl_easy_setopt_off_t(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), Int64(body.count)) != 0 {
+                refused.append("POSTFIELDSIZE_LARGE")
+            }
+            if request.method != .post { set(CCURLOPT_CUSTOMREQUEST, text: method, "CUSTOMREQUEST") }
+        } else if request.method == .get {
+            set(CCURLOPT_HTTPGET, 1, "HTTPGET")
+        } else if request.method == .head {
+            set(CCURLOPT_NOBODY, 1, "NOBODY")
+        } else {
+            set(CCURLOPT_CUSTOMREQUEST, text: method, "CUSTOMREQUEST")
+        }
+
+        var list: OpaquePointer?
+        func append(_ line: String) {
+            list = ccurl_slist_append(list, line)
+        }
+        for field in request.headers {
+            // "Name;" is libcurl's spelling of a header with an empty value.
+            append(field.value.isEmpty ? field.name + ";" : field.name + ": " + field.value)
+        }
+        // The body is already in memory: waiting for "100 Continue" would only add a round trip.
+        if !request.headers.contains("Expect") { append("Expect:") }
+        // Without this, libcurl labels every body as a form.
+        if request.body != nil, !request.headers.contains("Content-Type") { append("Content-Type:") }
+        transfer.headerList = list
+        set(CCURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list), "HTTPHEADER")
+
+        let user = UnsafeRawPointer(Unmanaged.passUnretained(transfer).toOpaque())
+        if ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteBody) != 0 {
+            refused.append("WRITEFUNCTION")
+        }
+        set(CCURLOPT_WRITEDATA, pointer: user, "WRITEDATA")
+        if ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlWriteHeader) != 0 {
+            refused.append("HEADERFUNCTION")
+        }
+        set(CCURLOPT_HEADERDATA, pointer: user, "HEADERDATA")
+
+        guard refused.isEmpty else {
+            return TransportError(
+                code: .invalidRequest, message: "libcurl refused options: \(refused.joined(separator: ", "))",
+                isRetryable: false)
+        }
+        return nil
+    }
+
+    private func outcome(of easy: OpaquePointer, code: Int32) -> Result<HTTPResponse, TransportError> {
+        guard let transfer = active[easy] else {
+            return .failure(TransportError(code: .other, message: "unknown transfer"))
+        }
+        guard code == Int32(CCURLE_OK) else {
+            return .failure(Self.error(for: code, exceededLimit: transfer.exceededLimit))
+        }
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_RESPONSE_CODE), &status)
+        guard (100...999).contains(status) else {
+            return .failure(TransportError(code: .invalidResponse, message: "no HTTP status in the response"))
+        }
+        return .success(
+            HTTPResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody))
+    }
+
+    /// Takes a running transfer out of the multi handle and resumes its caller.
+    private func finish(_ easy: OpaquePointer, with result: Result<HTTPResponse, TransportError>) {
+        guard let transfer = active.removeValue(forKey: easy) else { return }
+        activeByID[transfer.id] = nil
+        _ = ccurl_multi_remove_handle(multi, easy)
+        transfer.releaseBuffers()
+        recycle(easy)
+        complete(transfer, with: result)
+    }
+
+    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, TransportError>) {
+        lock.withLock { entries[transfer.id] = nil }
+        transfer.continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    private func recycle(_ easy: OpaquePointer) {
+        ccurl_easy_reset(easy)
+        if idleHandles.count < Self.maximumIdleHandles {
+            idleHandles.append(easy)
+        } else {
+            ccurl_easy_cleanup(easy)
+        }
+    }
+
+    /// Maps a libcurl result code to a transport error.
+    static func error(for code: Int32, exceededLimit: Bool) -> TransportError {
+        let reason = ccurl_easy_strerror(code).map { String(cString: $0) } ?? "error \(code)"
+        let message = "libcurl error \(code): \(reason)"
+        switch Int(code) {
+        case CCURLE_OPERATION_TIMEDOUT:
+            return TransportError(code: .timedOut, message: message)
+        case CCURLE_COULDNT_CONNECT:
+            return TransportError(code: .cannotConnect, message: message)
+        case CCURLE_COULDNT_RESOLVE_HOST, CCURLE_COULDNT_RESOLVE_PROXY:
+            return TransportError(code: .cannotResolveHost, message: message)
+        case CCURLE_PARTIAL_FILE, CCURLE_GOT_NOTHING, CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2,
+            CCURLE_HTTP2_STREAM:
+            return TransportError(code: .connectionLost, message: message)
+        case CCURLE_SSL_CONNECT_ERROR, CCURLE_SSL_CERTPROBLEM, CCURLE_SSL_CIPHER, CCURLE_PEER_FAILED_VERIFICATION,
+            CCURLE_SSL_CACERT_BADFILE, CCURLE_SSL_SHUTDOWN_FAILED, CCURLE_SSL_CRL_BADFILE, CCURLE_SSL_ISSUER_ERROR,
+            CCURLE_SSL_CLIENTCERT:
+            return TransportError(code: .tls, message: message)
+        case CCURLE_WEIRD_SERVER_REPLY, CCURLE_BAD_CONTENT_ENCODING:
+            return TransportError(code: .invalidResponse, message: message)
+        case CCURLE_FILESIZE_EXCEEDED:
+            return TransportError(code: .tooLarge, message: message)
+        case CCURLE_WRITE_ERROR where exceededLimit:
+            return TransportError(code: .tooLarge, message: "the response body exceeds the configured limit")
+        case CCURLE_URL_MALFORMAT, CCURLE_UNSUPPORTED_PROTOCOL:
+            return TransportError(code: .invalidRequest, message: message)
+        default:
+            return TransportError(code: .other, message: message)
+        }
+    }
+}

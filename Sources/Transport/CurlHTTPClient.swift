@@ -1,0 +1,97 @@
+internal import CCurl
+
+/// An ``HTTPClient`` backed by libcurl, loaded at run time. The default on Linux.
+///
+/// libcurl is opened with `dlopen` (`libcurl.so.4` on Linux, the system `libcurl.4.dylib` on Apple
+/// platforms), so building needs no libcurl headers. Creating the client throws
+/// ``TransportError/Code-swift.struct/unavailable`` when it cannot be loaded.
+///
+/// All transfers of one client run on one dedicated thread that drives curl's multi interface;
+/// `send` suspends without ever blocking a Swift concurrency thread, however long the server
+/// holds the request. Connections are kept alive and reused across requests. Cancelling the
+/// calling task aborts the transfer at once (the connection it used is closed) and `send` throws
+/// ``TransportError/Code-swift.struct/cancelled``.
+///
+/// HTTPS is verified against the system's certificate authorities, or against
+/// ``HTTPClientConfiguration/certificateAuthorityFile`` when set. Redirects are not followed: a 3xx
+/// is returned like any other response. Responses sent with `Content-Encoding: gzip` or
+/// `deflate` are decoded; their headers are kept as the server sent them.
+///
+/// ```swift
+/// let client = try CurlHTTPClient()
+/// let response = try await client.send(HTTPRequest(host: "ps.pndsn.com", path: "/time/0"))
+/// ```
+///
+/// The client is safe to share between tasks. Its thread stops when the client is released.
+public final class CurlHTTPClient: HTTPClient {
+    /// The configuration the client was created with.
+    public let configuration: HTTPClientConfiguration
+    private let engine: CurlEngine
+
+    /// Loads libcurl and starts the client's transfer thread.
+    ///
+    /// - Parameter libraryPath: where to load libcurl from; `nil` uses the platform's default.
+    /// - Throws: ``TransportError`` with code ``TransportError/Code-swift.struct/unavailable`` when
+    ///   libcurl cannot be loaded, is older than 7.68, or cannot start.
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(), libraryPath: String? = nil)
+        throws
+    {
+        try CurlLibrary.load(path: libraryPath ?? CurlLibrary.defaultPath)
+        self.configuration = configuration
+        self.engine = try CurlEngine(configuration: configuration)
+    }
+
+    deinit {
+        engine.shutdown()
+    }
+
+    /// The version of the loaded libcurl, for example `7.88.1`, or `nil` when it is not loaded.
+    public static var libcurlVersion: String? {
+        guard let text = ccurl_version() else { return nil }
+        let full = String(cString: text)
+        // curl_version() reads "libcurl/7.88.1 OpenSSL/3.0 …"; keep the number only.
+        guard let first = full.split(separator: " ").first, let slash = first.firstIndex(of: "/") else { return full }
+        return String(first[first.index(after: slash)...])
+    }
+
+    /// Sends `request` on the client's transfer thread and suspends until the response is complete.
+    ///
+    /// - Throws: ``TransportError``: ``TransportError/Code-swift.struct/invalidRequest`` for a request
+    ///   that cannot be sent, ``TransportError/Code-swift.struct/cancelled`` when the task is
+    ///   cancelled, and the code matching any network failure.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try request.validateForSending()
+        let engine = self.engine
+        let id = engine.register()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                engine.submit(id: id, request: request, continuation: continuation)
+            }
+        } onCancel: {
+            engine.cancel(id: id)
+        }
+    }
+}
+
+/// Loads libcurl once per process.
+enum CurlLibrary {
+    #if canImport(Darwin)
+        static let defaultPath = "/usr/lib/libcurl.4.dylib"
+    #else
+        static let defaultPath = "libcurl.so.4"
+    #endif
+
+    static func load(path: String) throws {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let status = buffer.withUnsafeMutableBufferPointer { pointer in
+            ccurl_load(path, pointer.baseAddress, pointer.count)
+        }
+        guard status == 0 else {
+            let reason = buffer.withUnsafeBufferPointer { pointer in
+                pointer.baseAddress.map { String(cString: $0) } ?? "unknown reason"
+            }
+            throw TransportError(
+                code: .unavailable, message: "libcurl is not available: \(reason)", isRetryable: false)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// Settings shared by the built-in ``HTTPClient`` backends (``CurlHTTPClient`` and
+/// ``URLSessionHTTPClient``).
+///
+/// Certificate verification is always on and cannot be switched off here. For a test server
+/// with its own certificate authority, name that authority's PEM file in
+/// ``certificateAuthorityFile``.
+///
+/// ```swift
+/// var configuration = HTTPClientConfiguration()
+/// configuration.defaultTimeout = .seconds(30)
+/// let client = try PlatformHTTPClient.make(configuration: configuration)
+/// ```
+public struct HTTPClientConfiguration: Sendable, Hashable {
+    /// The timeout of the whole exchange for requests whose ``HTTPRequest/timeout`` is `nil`.
+    public var defaultTimeout: Duration
+    /// How long establishing a connection (TCP and TLS) may take.
+    public var connectTimeout: Duration
+    /// The largest response body accepted; a larger one fails with
+    /// ``TransportError/Code-swift.struct/tooLarge``.
+    public var maximumResponseBytes: Int
+    /// The most connections opened to one host at once; further requests wait for a free one.
+    public var maximumConnectionsPerHost: Int
+    /// A PEM file of certificate authorities to trust instead of the system's, for test servers.
+    /// Verification of the peer's certificate and host name stays on. Only ``CurlHTTPClient``
+    /// supports it; ``URLSessionHTTPClient`` refuses a configuration that sets it.
+    public var certificateAuthorityFile: String?
+
+    /// Creates a configuration; the defaults suit the PubNub service.
+    public init(
+        defaultTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
+        maximumResponseBytes: Int = 64 << 20, maximumConnectionsPerHost: Int = 16,
+        certificateAuthorityFile: String? = nil
+    ) {
+        self.defaultTimeout = defaultTimeout
+        self.connectTimeout = connectTimeout
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.certificateAuthorityFile = certificateAuthorityFile
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so a tiny positive duration never becomes "no limit".
+    var roundedUpMilliseconds: Int64 {
+        let parts = components
+        let fromAttoseconds = (parts.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let (scaled, overflow) = parts.seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return parts.seconds > 0 ? Int64.max : 0 }
+        return max(0, scaled + fromAttoseconds)
+    }
+
+    /// The duration in seconds as a `Double`.
+    var doubleSeconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+extension HTTPRequest {
+    /// Checks what every backend needs before sending: a supported scheme, a host, a path, and
+    /// header fields that cannot smuggle extra lines into the request.
+    func validateForSending() throws {
+        let lowered = scheme.lowercased()
+        guard lowered == "https" || lowered == "http" else {
+            throw TransportError(code: .invalidRequest, message: "unsupported scheme '\(scheme)' (use https or http)")
+        }
+        guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "/") }) else {
+            throw TransportError(code: .invalidRequest, message: "invalid host '\(host)'")
+        }
+        guard path.hasPrefix("/"), !path.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "#") })
+        else {
+            throw TransportError(code: .invalidRequest, message: "the path must start with / and be percent-encoded")
+        }
+        if let port, !(1...65535).contains(port) {
+            throw TransportError(code: .invalidRequest, message: "invalid port \(port)")
+        }
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(Self.isTokenByte) else {
+            throw TransportError(code: .invalidRequest, message: "invalid method '\(method.rawValue)'")
+        }
+        for field in headers {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw TransportError(code: .invalidRequest, message: "invalid header name '\(field.name)'")
+            }
+            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw TransportError(code: .invalidRequest, message: "header '\(field.name)' contains a line break")
+            }
+        }
+    }
+
+    /// RFC 9110 token characters.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

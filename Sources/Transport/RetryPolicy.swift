@@ -1,0 +1,114 @@
+/// When and how often ``RetryMiddleware`` resends a request.
+///
+/// Three shapes, as PubNub's SDKs use them:
+/// - ``none``: never retry.
+/// - ``linear(delay:maximumRetries:maximumJitter:)``: the same delay before every retry.
+/// - ``exponential(minimumDelay:maximumDelay:maximumRetries:maximumJitter:)``: `minimumDelay × 2ⁿ`
+///   before retry `n` (counting from 0), capped at `maximumDelay`.
+///
+/// A random jitter between zero and ``maximumJitter`` is added to every computed delay, so many
+/// clients that failed together do not retry together. A `Retry-After` header replaces the
+/// computed delay (without jitter).
+///
+/// ```swift
+/// let client = try PlatformHTTPClient.make().with([
+///     RetryMiddleware(policy: .exponential(minimumDelay: .seconds(2), maximumDelay: .seconds(150)))
+/// ])
+/// ```
+public struct RetryPolicy: Sendable, Hashable {
+    /// How the delay grows from one retry to the next.
+    public enum Backoff: Sendable, Hashable {
+        /// Never retry.
+        case none
+        /// The same delay before every retry: ``RetryPolicy/minimumDelay``.
+        case linear
+        /// `minimumDelay × 2ⁿ`, capped at ``RetryPolicy/maximumDelay``.
+        case exponential
+    }
+
+    /// How the delay grows.
+    public var backoff: Backoff
+    /// The delay before the first retry (and every retry, for ``Backoff/linear``).
+    public var minimumDelay: Duration
+    /// The longest computed delay (for ``Backoff/exponential``), and the longest `Retry-After` the
+    /// middleware waits for: one asking for longer makes it give up and return the response
+    /// instead of resending early.
+    public var maximumDelay: Duration
+    /// How many times one request may be resent after its first attempt.
+    public var maximumRetries: Int
+    /// The largest random amount added to a computed delay.
+    public var maximumJitter: Duration
+    /// The HTTP statuses worth retrying.
+    public var retryableStatuses: Set<Int>
+
+    /// The statuses retried by default: 429, 500, 502, 503 and 504.
+    public static let defaultRetryableStatuses: Set<Int> = [429, 500, 502, 503, 504]
+
+    /// Creates a policy from its parts.
+    public init(
+        backoff: Backoff, minimumDelay: Duration, maximumDelay: Duration, maximumRetries: Int,
+        maximumJitter: Duration = .seconds(1), retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses
+    ) {
+        self.backoff = backoff
+        self.minimumDelay = max(.zero, minimumDelay)
+        self.maximumDelay = max(self.minimumDelay, maximumDelay)
+        self.maximumRetries = max(0, maximumRetries)
+        self.maximumJitter = max(.zero, maximumJitter)
+        self.retryableStatuses = retryableStatuses
+    }
+
+    /// A policy that never retries.
+    public static let none = RetryPolicy(
+        backoff: .none, minimumDelay: .zero, maximumDelay: .zero, maximumRetries: 0, maximumJitter: .zero)
+
+    /// The same `delay` before each of up to `maximumRetries` retries. `maximumDelay` only caps
+    /// how long a `Retry-After` header may make the middleware wait.
+    public static func linear(
+        delay: Duration = .seconds(2), maximumRetries: Int = 10, maximumJitter: Duration = .seconds(1),
+        maximumDelay: Duration = .seconds(150)
+    ) -> RetryPolicy {
+        RetryPolicy(
+            backoff: .linear, minimumDelay: delay, maximumDelay: maximumDelay, maximumRetries: maximumRetries,
+            maximumJitter: maximumJitter)
+    }
+
+    /// A delay doubling from `minimumDelay` up to `maximumDelay`, for up to `maximumRetries` retries.
+    public static func exponential(
+        minimumDelay: Duration = .seconds(2), maximumDelay: Duration = .seconds(150), maximumRetries: Int = 6,
+        maximumJitter: Duration = .seconds(1)
+    ) -> RetryPolicy {
+        RetryPolicy(
+            backoff: .exponential, minimumDelay: minimumDelay, maximumDelay: maximumDelay,
+            maximumRetries: maximumRetries, maximumJitter: maximumJitter)
+    }
+
+    /// Whether retry number `retry` (0 for the first) is allowed at all.
+    public func allowsRetry(_ retry: Int) -> Bool {
+        backoff != .none && retry < maximumRetries
+    }
+
+    /// The delay before retry number `retry` (0 for the first), before jitter.
+    public func baseDelay(beforeRetry retry: Int) -> Duration {
+        switch backoff {
+        case .none:
+            return .zero
+        case .linear:
+            return minimumDelay
+        case .exponential:
+            var delay = minimumDelay
+            var step = 0
+            while step < retry, delay < maximumDelay {
+                delay *= 2
+                step += 1
+            }
+            return min(delay, maximumDelay)
+        }
+    }
+
+    /// The delay before retry number `retry` with jitter added, where `unitRandom` is a number in
+    /// `0..<1` choosing how much of ``maximumJitter`` to add.
+    public func delay(beforeRetry retry: Int, unitRandom: Double) -> Duration {
+        let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
+        return baseDelay(beforeRetry: retry) + maximumJitter * fraction
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An ``HTTPClient`` backed by Foundation's `URLSession`. The default on Apple platforms, and the
+/// fallback on Linux when libcurl cannot be loaded.
+///
+/// Connections are kept alive by the session. Cancelling the calling task cancels the data task
+/// and `send` throws ``TransportError/Code-swift.struct/cancelled``. ``HTTPRequest/timeout``
+/// (or ``HTTPClientConfiguration/defaultTimeout``) bounds the whole exchange. Redirects are not
+/// followed, cookies and caches are not used, and gzip or deflate bodies are decoded.
+///
+/// Server certificates are verified against the system's authorities. A custom authority
+/// (``HTTPClientConfiguration/certificateAuthorityFile``) is not supported by this backend: use
+/// ``CurlHTTPClient`` for that.
+///
+/// ```swift
+/// let client = try URLSessionHTTPClient()
+/// let response = try await client.send(HTTPRequest(host: "ps.pndsn.com", path: "/time/0"))
+/// ```
+public final class URLSessionHTTPClient: HTTPClient {
+    /// The configuration the client was created with.
+    public let configuration: HTTPClientConfiguration
+    private let session: URLSession
+
+    /// Creates a client with a session of its own.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code-swift.struct/unavailable`` when
+    ///   the configuration names a certificate authority file, which this backend cannot honour.
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
+        guard configuration.certificateAuthorityFile == nil else {
+            throw TransportError(
+                code: .unavailable,
+                message: "URLSessionHTTPClient cannot trust a custom certificate authority; use CurlHTTPClient",
+                isRetryable: false)
+        }
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
+        sessionConfiguration.timeoutIntervalForRequest = configuration.defaultTimeout.doubleSeconds
+        sessionConfiguration.timeoutIntervalForResource = configuration.defaultTimeout.doubleSeconds
+        session = URLSession(configuration: sessionConfiguration, delegate: NoRedirects(), delegateQueue: nil)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Sends `request` with the session and suspends until the response is complete.
+    ///
+    /// - Throws: ``TransportError``: ``TransportError/Code-swift.struct/invalidRequest`` for a request
+    ///   that cannot be sent, ``TransportError/Code-swift.struct/cancelled`` when the task is
+    ///   cancelled, and the code matching any network failure.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try request.validateForSending()
+        guard let url = URL(string: request.url) else {
+            throw TransportError(code: .invalidRequest, message: "cannot form a URL from \(request.url)")
+        }
+        let timeout = request.timeout ?? configuration.defaultTimeout
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = timeout.doubleSeconds
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        urlRequest.httpBody = request.body.map { Data($0) }
+
+        let exchange = Exchange()
+        let session = self.session
+        let maximumBytes = configuration.maximumResponseBytes
+        // URLRequest's own timeout restarts whenever data arrives; this one bounds the whole exchange.
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            exchange.timeOut()
+        }
+        defer { watchdog.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    continuation.resume(
+                        with: Self.result(
+                            data: data, response: response, error: error, reason: exchange.endReason,
+                            maximumBytes: maximumBytes))
+                }
+                exchange.start(task)
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+    }
+
+    private static func result(
+        data: Data?, response: URLResponse?, error: (any Error)?, reason: Exchange.EndReason?, maximumBytes: Int
+    ) -> Result<HTTPResponse, any Error> {
+        if let error {
+            return .failure(transportError(error, reason: reason))
+        }
+        switch reason {
+        case .cancelled:
+            return .failure(TransportError(code: .cancelled, message: "the request was cancelled", isRetryable: false))
+        case .timedOut:
+            return .failure(TransportError(code: .timedOut, message: "the request timed out"))
+        case nil:
+            break
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(TransportError(code: .invalidResponse, message: "the response is not HTTP"))
+        }
+        let body = data.map { [UInt8]($0) } ?? []
+        guard body.count <= maximumBytes else {
+            return .failure(TransportError(code: .tooLarge, message: "the response body exceeds the configured limit"))
+        }
+        var headers = HTTPHeaders()
+        let pairs = http.allHeaderFields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String else { return nil }
+            return (name, (value as? String) ?? String(describing: value))
+        }
+        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            headers.add(name: name, value: value)
+        }
+        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: body))
+    }
+
+    /// Maps a URLSession failure to a transport error.
+    static func transportError(_ error: any Error, reason: Exchange.EndReason?) -> TransportError {
+        switch reason {
+        case .cancelled:
+            return TransportError(code: .cancelled, message: "the request was cancelled", isRetryable: false)
+        case .timedOut:
+            return TransportError(code: .timedOut, message: "the request timed out")
+        case nil:
+            break
+        }
+        guard let urlError = error as? URLError else {
+            return TransportError(code: .other, message: String(describing: error))
+        }
+        let message = "URLSession error \(urlError.code.rawValue): \(urlError.localizedDescription)"
+        switch urlError.code {
+        case .timedOut:
+            return TransportError(code: .timedOut, message: message)
+        case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed,
+            .callIsActive:
+            return TransportError(code: .cannotConnect, message: message)
+        case .cannotFindHost, .dnsLookupFailed:
+            return TransportError(code: .cannotResolveHost, message: message)
+        case .networkConnectionLost:
+            return TransportError(code: .connectionLost, message: message)
+        case .cancelled:
+            return TransportError(code: .cancelled, message: message, isRetryable: false)
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            return TransportError(code: .tls, message: message)
+        case .badServerResponse, .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse,
+            .zeroByteResource:
+            return TransportError(code: .invalidResponse, message: message)
+        case .dataLengthExceedsMaximum:
+            return TransportError(code: .tooLarge, message: message)
+        case .badURL, .unsupportedURL:
+            return TransportError(code: .invalidRequest, message: message)
+        default:
+            return TransportError(code: .other, message: message)
+        }
+    }
+}
+
+/// One data task and why it was ended early, shared between the caller, the cancellation
+/// handler and the watchdog. `@unchecked Sendable`: every stored property is read and written
+/// only under `lock`, and the data task is told to cancel after the lock is released.
+final class Exchange: @unchecked Sendable {
+    enum EndReason {
+        case cancelled
+        case timedOut
+    }
+
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var reason: EndReason?
+
+    var endReason: EndReason? { lock.withLock { reason } }
+
+    func start(_ task: URLSessionDataTask) {
+        let endedAlready = lock.withLock {
+            self.task = task
+            return reason != nil
+        }
+        task.resume()
+        // Cancelled or timed out before the task existed: end it now; its completion reports why.
+        if endedAlready { task.cancel() }
+    }
+
+    func cancel() { end(.cancelled) }
+
+    func timeOut() { end(.timedOut) }
+
+    private func end(_ newReason: EndReason) {
+        let task: URLSessionDataTask? = lock.withLock {
+            guard reason == nil else { return nil }
+            reason = newReason
+            return self.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Refuses redirects so a 3xx reaches the caller as it does with ``CurlHTTPClient``.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}

@@ -1,0 +1,231 @@
+import DataSyncEmulator
+import Foundation
+import JSONCore
+import Testing
+import Transport
+
+/// One conformance suite for every built-in backend, against the emulator's HTTP server on loopback.
+@Suite("HTTPClient conformance")
+struct HTTPClientConformanceTests {
+    @Test(
+        "every method reaches the server with its body",
+        arguments: Backend.allCases, [HTTPMethod.get, .head, .post, .put, .patch, .delete, .options])
+    func methods(backend: Backend, method: HTTPMethod) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let hasBody = [HTTPMethod.post, .put, .patch].contains(method)
+            let body = hasBody ? Array("payload for \(method)".utf8) : nil
+            let response = try await client.send(server.request(method, "/echo/item", body: body))
+            #expect(response.status == 200)
+            if method == .head {
+                #expect(response.body.isEmpty)
+                #expect(response.headers["Content-Length"] != nil)
+            } else {
+                let echo = try Echo(response)
+                #expect(echo.method == method.rawValue)
+                #expect(echo.path == "/echo/item")
+                #expect(echo.body == (body ?? []))
+            }
+        }
+    }
+
+    @Test(
+        "reserved and unicode query characters arrive exactly as encoded",
+        arguments: Backend.allCases,
+        [
+            "plain", "a b", "a+b", "&=?#/", "100%", "é", "日本語", "🙂", "'\"<>[]{}|\\^`", "",
+        ])
+    func queryEncoding(backend: Backend, value: String) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let query = [HTTPQueryItem(name: "k ey", value: value), HTTPQueryItem(name: "flag", value: nil)]
+            let request = server.request("/echo", query: query)
+            let echo = try Echo(try await client.send(request))
+            #expect(echo.query == request.encodedQuery)
+        }
+    }
+
+    @Test("request and response headers round-trip", arguments: Backend.allCases)
+    func headers(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            var headers: HTTPHeaders = ["X-Custom": "value with  spaces", "Authorization": "Bearer t0k3n"]
+            headers.add(name: "X-Multi", value: "a")
+            headers.add(name: "X-Multi", value: "b")
+            let query = [HTTPQueryItem(name: "header", value: "X-Reply:hello there")]
+            let response = try await client.send(server.request("/echo", query: query, headers: headers))
+            let echo = try Echo(response)
+            #expect(echo.headerValues("x-custom") == ["value with  spaces"])
+            #expect(echo.headerValues("authorization") == ["Bearer t0k3n"])
+            // Repeated fields may be sent as one comma-joined field (URLSession does); both are equivalent.
+            let multi = echo.headerValues("X-Multi").joined(separator: ",").replacingOccurrences(of: " ", with: "")
+            #expect(multi == "a,b")
+            #expect(response.headers["x-reply"] == "hello there")
+            #expect(response.headers["Content-Type"] == "application/json")
+        }
+    }
+
+    @Test("empty, 1-byte and 10 MB bodies go both ways", arguments: Backend.allCases, [0, 1, 10 << 20])
+    func bodies(backend: Backend, size: Int) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let upload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let echo = try Echo(try await client.send(server.request(.post, "/echo", body: upload)))
+            #expect(echo.bodyLength == size)
+            if size <= 1 { #expect(echo.body == upload) }
+            let download = try await client.send(server.request("/bytes/\(size)"))
+            #expect(download.status == 200)
+            #expect(download.body == HTTPTestingHandler.pattern(size))
+        }
+    }
+
+    @Test(
+        "204 and error statuses come back as responses with their bodies", arguments: Backend.allCases,
+        [204, 400, 403, 404, 409, 429, 500, 503])
+    func statuses(backend: Backend, status: Int) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let response = try await client.send(server.request("/status/\(status)"))
+            #expect(response.status == status)
+            #expect(response.body == (status == 204 ? [] : Array("status \(status)".utf8)))
+        }
+    }
+
+    @Test("gzip and chunked responses are decoded", arguments: Backend.allCases)
+    func gzipAndChunked(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let expected = HTTPTestingHandler.pattern(200_000)
+            let gzip = try await client.send(server.request("/bytes/200000", query: [.init(name: "gzip", value: "1")]))
+            #expect(gzip.body == expected)
+            let chunked = try await client.send(
+                server.request("/bytes/200000", query: [.init(name: "chunked", value: "4096")]))
+            #expect(chunked.body == expected)
+            let both = try await client.send(
+                server.request(
+                    "/bytes/200000", query: [.init(name: "chunked", value: "100"), .init(name: "gzip", value: "1")]))
+            #expect(both.body == expected)
+        }
+    }
+
+    @Test("a connection closed mid-body is an error, never a truncated success", arguments: Backend.allCases)
+    func truncatedBody(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let truncated = await transportError { try await client.send(server.request("/truncate/100000")) }
+            #expect(truncated?.code == .connectionLost)
+            let dropped = await transportError { try await client.send(server.request("/drop")) }
+            #expect(dropped?.code == .connectionLost)
+            // The client still works afterwards.
+            let after = try await client.send(server.request("/echo"))
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test("a refused connection fails with cannotConnect", arguments: Backend.allCases)
+    func connectionRefused(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        let server = try await LoopbackServer.start()
+        await server.server.stop()
+        let error = await transportError { try await client.send(server.request("/echo")) }
+        #expect(error?.code == .cannotConnect)
+        #expect(error?.isRetryable == true)
+    }
+
+    @Test("a request slower than its timeout fails with timedOut", arguments: Backend.allCases)
+    func clientTimeout(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let error = await transportError {
+                try await client.send(server.request("/delay/10000", timeout: .milliseconds(300)))
+            }
+            #expect(error?.code == .timedOut)
+        }
+    }
+
+    @Test("cancelling a held request aborts it promptly", arguments: Backend.allCases)
+    func cancelHeldRequest(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let clock = ContinuousClock()
+            let task = Task { () -> (TransportError?, ContinuousClock.Instant) in
+                do {
+                    _ = try await client.send(server.request("/hold", timeout: .seconds(600)))
+                    return (nil, clock.now)
+                } catch {
+                    return (error as? TransportError, clock.now)
+                }
+            }
+            await server.waitForRequest(pathPrefix: "/hold")
+            let cancelled = clock.now
+            task.cancel()
+            let (error, finished) = await task.value
+            let latency = cancelled.duration(to: finished)
+            print("[\(backend.rawValue)] cancellation of a held request took \(latency)")
+            #expect(error?.code == .cancelled)
+            // The goal is 100 ms; the bound is generous because two cores are shared by many builds.
+            #expect(latency < .seconds(1))
+        }
+    }
+
+    @Test("held requests do not stop other requests", arguments: Backend.allCases)
+    func heldRequestsDoNotBlock(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let held = (0..<6).map { _ in
+                Task { try await client.send(server.request("/hold", timeout: .seconds(600))) }
+            }
+            for _ in held { await server.waitForRequest(pathPrefix: "/hold") }
+            let response = try await client.send(server.request("/echo"))
+            #expect(response.status == 200)
+            for task in held { task.cancel() }
+            for task in held { _ = try? await task.value }
+        }
+    }
+
+    @Test("100 parallel requests all succeed with their own answers", arguments: Backend.allCases)
+    func parallelRequests(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            let answers = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        let request = server.request("/echo", query: [.init(name: "i", value: String(index))])
+                        return (index, try Echo(try await client.send(request)).query)
+                    }
+                }
+                var answers: [Int: String?] = [:]
+                for try await (index, query) in group { answers[index] = query }
+                return answers
+            }
+            #expect(answers.count == 100)
+            for (index, query) in answers { #expect(query == "i=\(index)") }
+        }
+    }
+
+    @Test("sequential requests reuse one kept-alive connection", arguments: Backend.allCases)
+    func keepAlive(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            for index in 0..<30 {
+                let response = try await client.send(server.request("/echo", query: [.init(name: "n", value: "\(index)")]))
+                #expect(response.status == 200)
+            }
+            let statistics = server.server.statistics
+            #expect(statistics.requestsReceived == 30)
+            #expect(statistics.connectionsAccepted <= 2)
+        }
+    }
+
+    @Test("HTTPS to a plain HTTP server fails with a TLS error", arguments: Backend.allCases)
+    func httpsIsVerified(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        try await LoopbackServer.with { server in
+            var request = server.request("/echo")
+            request.scheme = "https"
+            let error = await transportError { try await client.send(request) }
+            #expect(error != nil)
+            if backend == .curl { #expect(error?.code == .tls) }
+        }
+    }
+}

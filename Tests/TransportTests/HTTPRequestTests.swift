@@ -1,0 +1,74 @@
+import Testing
+
+@testable import Transport
+
+@Suite("HTTPRequest encoding")
+struct HTTPRequestTests {
+    @Test(
+        "query values encode everything but unreserved characters",
+        arguments: [
+            ("plain", "plain"),
+            ("a b", "a%20b"),
+            ("a+b", "a%2Bb"),
+            ("&=?#/", "%26%3D%3F%23%2F"),
+            ("~-._", "~-._"),
+            ("é", "%C3%A9"),
+            ("🙂", "%F0%9F%99%82"),
+            ("100%", "100%25"),
+        ])
+    func queryEncoding(value: String, encoded: String) {
+        let request = HTTPRequest(host: "example.com", queryItems: [HTTPQueryItem(name: "q", value: value)])
+        #expect(request.encodedQuery == "q=" + encoded)
+    }
+
+    @Test("a bare query item has no equals sign and the order is kept")
+    func bareQueryItem() {
+        let request = HTTPRequest(
+            host: "example.com", path: "/v2/subscribe",
+            queryItems: [HTTPQueryItem(name: "ee", value: nil), HTTPQueryItem(name: "a", value: "1")])
+        #expect(request.target == "/v2/subscribe?ee&a=1")
+        #expect(request.url == "https://example.com/v2/subscribe?ee&a=1")
+    }
+
+    @Test("IPv6 hosts are bracketed and ports appear in the URL")
+    func ipv6URL() {
+        let request = HTTPRequest(scheme: "http", host: "::1", port: 8080, path: "/x")
+        #expect(request.url == "http://[::1]:8080/x")
+    }
+
+    @Test("path segments keep slashes inside ids distinct from separators")
+    func pathSegment() {
+        #expect(HTTPRequest.encodePathSegment("a/b c") == "a%2Fb%20c")
+    }
+
+    @Test(
+        "requests that cannot be sent are rejected with invalidRequest",
+        arguments: [
+            HTTPRequest(scheme: "ftp", host: "example.com"),
+            HTTPRequest(host: ""),
+            HTTPRequest(host: "example.com", path: "no-slash"),
+            HTTPRequest(host: "example.com", path: "/a b"),
+            HTTPRequest(host: "example.com", port: 70000),
+            HTTPRequest(method: HTTPMethod(rawValue: "GE T"), host: "example.com"),
+            HTTPRequest(host: "example.com", headers: ["X-Bad": "a\r\nInjected: 1"]),
+            HTTPRequest(host: "example.com", headers: ["Bad Name": "v"]),
+        ])
+    func validation(request: HTTPRequest) {
+        #expect(throws: TransportError.self) { try request.validateForSending() }
+        do {
+            try request.validateForSending()
+        } catch let error as TransportError {
+            #expect(error.code == .invalidRequest)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("a well-formed request passes validation")
+    func validRequest() throws {
+        let request = HTTPRequest(
+            method: .post, host: "ps.pndsn.com", path: "/publish/a%2Fb", headers: ["Authorization": ""],
+            body: [1])
+        try request.validateForSending()
+    }
+}
