@@ -7,6 +7,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "auth", run: AuthBenchmarks.run),
     BenchGroup(name: "filter", run: FilterBenchmarks.run),
     BenchGroup(name: "server", run: ServerBenchmarks.run),
+    BenchGroup(name: "client", run: ClientBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

@@ -1,0 +1,223 @@
+public import DataSyncModels
+public import JSONCore
+import Transport
+
+extension PubNubDataSync {
+    // MARK: async
+
+    /// Links two entities by creating a relationship of a class you registered
+    /// (`POST …/relationships`).
+    ///
+    /// - Parameters:
+    ///   - className: The relationship class. An empty name fails locally with
+    ///     `.missingRequiredParameter`.
+    ///   - classVersion: The version of the class schema the payload follows.
+    ///   - entityAId: The entity on the A side. An empty id fails locally.
+    ///   - entityBId: The entity on the B side. An empty id fails locally.
+    ///   - id: The relationship's id; omitted, the service generates one.
+    ///   - status: An application-defined status string.
+    ///   - payload: Any `JSONCodable` value.
+    ///   - requestConfig: Per-request overrides.
+    /// - Throws: ``PubNubError`` (`.conflict` for a duplicate id or a cardinality rule, …).
+    ///
+    /// ```swift
+    /// let link = try await pubnub.dataSync.createRelationship(
+    ///     className: "RequestedBy", classVersion: 1, entityAId: "quote-1", entityBId: "customer-7")
+    /// ```
+    public func createRelationship(
+        className: String, classVersion: Int, entityAId: String, entityBId: String, id: String? = nil,
+        status: String? = nil, payload: (any JSONCodable)? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> PubNubDataSyncRelationship {
+        try DataSyncCall.requireNonEmpty(className, "className")
+        try DataSyncCall.requireNonEmpty(entityAId, "entityAId")
+        try DataSyncCall.requireNonEmpty(entityBId, "entityBId")
+        var data: [String: JSONValue] = [
+            "relationshipClass": .string(className), "relationshipClassVersion": .int(Int64(classVersion)),
+            "entityAId": .string(entityAId), "entityBId": .string(entityBId),
+        ]
+        if let id {
+            try DataSyncCall.requireNonEmpty(id, "id")
+            data["id"] = .string(id)
+        }
+        try DataSyncFields.addStatusAndPayload(to: &data, status: status, payload: payload)
+        return try await engine.object(
+            PubNubDataSyncRelationship.self, try .create(.relationships, data: data), custom: requestConfig)
+    }
+
+    /// Fetches one relationship (`GET …/relationships/{id}`).
+    ///
+    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
+    ///   when there is no such relationship.
+    public func getRelationship(
+        id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> PubNubDataSyncRelationship {
+        try await engine.object(
+            PubNubDataSyncRelationship.self, try .get(.relationships, id: id), custom: requestConfig)
+    }
+
+    /// Lists relationships of one class, one page at a time (`GET …/relationships`).
+    ///
+    /// `className` is required; an empty name fails locally with `.missingRequiredParameter`.
+    /// `entityAId` and `entityBId` are independent equality filters, combined with AND. Filters,
+    /// sort and limit are sent as given.
+    ///
+    /// - Returns: The relationships of this page and where the list stands.
+    /// - Throws: ``PubNubError``.
+    public func getRelationships(
+        className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
+        cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
+        sort: [PubNub.DataSyncSortField] = [],
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> (relationships: [PubNubDataSyncRelationship], next: PubNubDataSyncPage?) {
+        try DataSyncCall.requireNonEmpty(className, "className")
+        try engine.validate(filterFast: filterFast, filter: filter, sort: sort)
+        var query: [HTTPQueryItem] = [HTTPQueryItem(name: "relationship_class", value: className)]
+        if let classVersion {
+            query.append(HTTPQueryItem(name: "relationship_class_version", value: String(classVersion)))
+        }
+        if let entityAId { query.append(HTTPQueryItem(name: "entity_a_id", value: entityAId)) }
+        if let entityBId { query.append(HTTPQueryItem(name: "entity_b_id", value: entityBId)) }
+        query += DataSyncFields.listQuery(
+            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
+        let (relationships, next) = try await engine.list(
+            PubNubDataSyncRelationship.self, .list(.relationships, query: query), custom: requestConfig)
+        return (relationships: relationships, next: next)
+    }
+
+    /// Replaces a relationship (`PUT …/relationships/{id}`): the complete object is sent, so a
+    /// `status` or `payload` left out is cleared. The linked entities and the class cannot change
+    /// and are never sent.
+    ///
+    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`.
+    /// - Throws: ``PubNubError``.
+    public func setRelationship(
+        id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
+        ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> PubNubDataSyncRelationship {
+        let call = try relationshipSetCall(
+            .relationships, id: id, classVersion: classVersion, status: status, payload: payload,
+            ifMatchesEtag: ifMatchesEtag)
+        return try await engine.object(PubNubDataSyncRelationship.self, call, custom: requestConfig)
+    }
+
+    /// Changes part of a relationship with JSON Patch operations (`PATCH …/relationships/{id}`).
+    ///
+    /// Paths name stored properties: `/status`, `/payload/<field>`, `/relationshipClassVersion`.
+    ///
+    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id or operation list.
+    public func updateRelationship(
+        id: String, operations: [PubNubDataSyncPatchOperation], ifMatchesEtag: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> PubNubDataSyncRelationship {
+        let call = try DataSyncCall.update(.relationships, id: id, operations: operations, ifMatch: ifMatchesEtag)
+        return try await engine.object(PubNubDataSyncRelationship.self, call, custom: requestConfig)
+    }
+
+    /// Deletes a relationship (`DELETE …/relationships/{id}`).
+    ///
+    /// - Throws: ``PubNubError``.
+    public func removeRelationship(
+        id: String, ifMatchesEtag: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws {
+        _ = try await engine.send(try .remove(.relationships, id: id, ifMatch: ifMatchesEtag), custom: requestConfig)
+    }
+
+    /// Every relationship matching the arguments, fetched page after page as you iterate.
+    ///
+    /// Arguments are as for
+    /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)``.
+    public func relationships(
+        className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
+        pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) -> PubNubDataSyncObjectSequence<PubNubDataSyncRelationship> {
+        PubNubDataSyncObjectSequence { cursor in
+            try await getRelationships(
+                className: className, classVersion: classVersion, entityAId: entityAId, entityBId: entityBId,
+                cursor: cursor, limit: pageSize, filterFast: filterFast, filter: filter, sort: sort,
+                custom: requestConfig)
+        }
+    }
+
+    // MARK: completion
+
+    /// Creates a relationship; see the `async` form. `completion` runs in the configured context.
+    public func createRelationship(
+        className: String, classVersion: Int, entityAId: String, entityBId: String, id: String? = nil,
+        status: String? = nil, payload: (any JSONCodable)? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<PubNubDataSyncRelationship, any Error>) -> Void)?
+    ) {
+        engine.complete(completion) {
+            try await createRelationship(
+                className: className, classVersion: classVersion, entityAId: entityAId, entityBId: entityBId, id: id,
+                status: status, payload: payload, custom: requestConfig)
+        }
+    }
+
+    /// Fetches one relationship; see the `async` form. `completion` runs in the configured context.
+    public func getRelationship(
+        id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<PubNubDataSyncRelationship, any Error>) -> Void)?
+    ) {
+        engine.complete(completion) { try await getRelationship(id: id, custom: requestConfig) }
+    }
+
+    /// Lists one page of relationships; see the `async` form. `completion` runs in the configured
+    /// context.
+    public func getRelationships(
+        className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
+        cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
+        sort: [PubNub.DataSyncSortField] = [],
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (
+            @Sendable (Result<(relationships: [PubNubDataSyncRelationship], next: PubNubDataSyncPage?), any Error>)
+                -> Void
+        )?
+    ) {
+        engine.complete(completion) {
+            try await getRelationships(
+                className: className, classVersion: classVersion, entityAId: entityAId, entityBId: entityBId,
+                cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort,
+                custom: requestConfig)
+        }
+    }
+
+    /// Replaces a relationship; see the `async` form. `completion` runs in the configured context.
+    public func setRelationship(
+        id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
+        ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<PubNubDataSyncRelationship, any Error>) -> Void)?
+    ) {
+        engine.complete(completion) {
+            try await setRelationship(
+                id: id, classVersion: classVersion, status: status, payload: payload, ifMatchesEtag: ifMatchesEtag,
+                custom: requestConfig)
+        }
+    }
+
+    /// Patches a relationship; see the `async` form. `completion` runs in the configured context.
+    public func updateRelationship(
+        id: String, operations: [PubNubDataSyncPatchOperation], ifMatchesEtag: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<PubNubDataSyncRelationship, any Error>) -> Void)?
+    ) {
+        engine.complete(completion) {
+            try await updateRelationship(
+                id: id, operations: operations, ifMatchesEtag: ifMatchesEtag, custom: requestConfig)
+        }
+    }
+
+    /// Deletes a relationship; see the `async` form. `completion` runs in the configured context.
+    public func removeRelationship(
+        id: String, ifMatchesEtag: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<Void, any Error>) -> Void)?
+    ) {
+        engine.complete(completion) {
+            try await removeRelationship(id: id, ifMatchesEtag: ifMatchesEtag, custom: requestConfig)
+        }
+    }
+}

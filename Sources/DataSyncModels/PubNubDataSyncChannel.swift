@@ -1,0 +1,80 @@
+public import Foundation
+public import JSONCore
+
+/// A DataSync channel: an object of the built-in `Channel` class or one of its subclasses.
+///
+/// Decodes from and encodes to the service's wire form (`entityClass`, `entityClassVersion`,
+/// `entityClassLevel`, ISO 8601 timestamps), so it can be cached with any `Codable` coder.
+public struct PubNubDataSyncChannel: PubNubDataSyncObject {
+    /// The object's id.
+    public var id: String
+    /// The class: `Channel` or a subclass. Defaults to `Channel` when the service omits it.
+    public var className: String
+    /// The version of the class schema the object follows.
+    public var classVersion: Int
+    /// Where the class is registered (`Global` for built-in classes, `SubKey` for your own).
+    public var classLevel: PubNubDataSyncClassLevel?
+    /// The application-defined status string.
+    public var status: String?
+    /// The application-defined JSON payload.
+    public var payload: JSONValue?
+    /// When the object was created.
+    public var createdAt: Date
+    /// When the object was last written.
+    public var updatedAt: Date
+    /// When the service will expire the object, when it reports one.
+    public var expiresAt: Date?
+    /// The opaque version tag to send as `ifMatchesEtag`.
+    public var eTag: String
+
+    /// Creates a value, for example to stand in for a service answer in your tests.
+    public init(
+        id: String, className: String = "Channel", classVersion: Int, classLevel: PubNubDataSyncClassLevel? = nil,
+        status: String? = nil, payload: JSONValue? = nil, createdAt: Date, updatedAt: Date, expiresAt: Date? = nil,
+        eTag: String
+    ) {
+        self.id = id
+        self.className = className
+        self.classVersion = classVersion
+        self.classLevel = classLevel
+        self.status = status
+        self.payload = payload
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.eTag = eTag
+    }
+
+    /// Decodes the wire form.
+    public init(from decoder: any Decoder) throws {
+        try self.init(decodingWireFrom: decoder)
+    }
+
+    /// Encodes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        try encodeWire(to: encoder)
+    }
+}
+
+extension PubNubDataSyncChannel: DataSyncWireConvertible {
+    package static var wireKind: String { "channel" }
+
+    package init(wire reader: DataSyncWireReader) throws {
+        self.init(
+            id: try reader.string("id"), className: try reader.optionalString("entityClass") ?? "Channel",
+            classVersion: try reader.int("entityClassVersion"), classLevel: try reader.classLevel("entityClassLevel"),
+            status: try reader.optionalString("status"), payload: reader.payload(),
+            createdAt: try reader.date("createdAt"), updatedAt: try reader.date("updatedAt"),
+            expiresAt: try reader.optionalDate("expiresAt"), eTag: try reader.string("eTag"))
+    }
+
+    package var wireFields: [String: JSONValue] {
+        var fields = commonWireFields(
+            id: id, status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt,
+            expiresAt: expiresAt, eTag: eTag)
+        fields["entityClass"] = .string(className)
+        fields["entityClassVersion"] = .int(Int64(classVersion))
+        if let classLevel { fields["entityClassLevel"] = .string(classLevel.rawValue) }
+        return fields
+    }
+}
