@@ -8,6 +8,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "filter", run: FilterBenchmarks.run),
     BenchGroup(name: "server", run: ServerBenchmarks.run),
     BenchGroup(name: "client", run: ClientBenchmarks.run),
+    BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

@@ -1,0 +1,56 @@
+import JSONCore
+
+/// An error answered to a client in the DataSync envelope
+/// `{"errors":[{"errorCode","message","path"}]}` (spec §7).
+struct APIError: Error {
+    /// The service's error code strings (spec §7); where the spec names no code the emulator's
+    /// choice is documented in `Documentation/Emulator.md`.
+    struct Code: RawRepresentable, Hashable, Sendable {
+        let rawValue: String
+
+        static let internalError = Code(rawValue: "DS-0000")
+        static let methodNotAllowed = Code(rawValue: "DS-0001")
+        static let malformedBody = Code(rawValue: "DS-0002")
+        static let invalidValue = Code(rawValue: "DS-0004")
+        static let unknownField = Code(rawValue: "DS-0005")
+        static let notSubclass = Code(rawValue: "DS-0006")
+        static let unsupported = Code(rawValue: "DS-0009")
+        static let notFound = Code(rawValue: "DS-0100")
+        static let preconditionFailed = Code(rawValue: "DS-0300")
+        static let conflict = Code(rawValue: "DS-0301")
+        static let testFailed = Code(rawValue: "DS-0302")
+        static let cardinality = Code(rawValue: "DS-0801")
+        static let classInUse = Code(rawValue: "DS-0802")
+    }
+
+    var status: Int
+    var code: Code
+    var message: String
+    var path: String?
+
+    static func invalid(_ message: String, path: String? = nil) -> APIError {
+        APIError(status: 400, code: .invalidValue, message: message, path: path)
+    }
+
+    static func missing(_ path: String) -> APIError {
+        APIError(status: 400, code: .invalidValue, message: "must not be null", path: path)
+    }
+
+    static func unknownField(_ message: String, path: String?) -> APIError {
+        APIError(status: 400, code: .unknownField, message: message, path: path)
+    }
+
+    static func notFound(_ message: String, path: String? = nil) -> APIError {
+        APIError(status: 404, code: .notFound, message: message, path: path)
+    }
+
+    static func conflict(_ message: String, path: String? = nil) -> APIError {
+        APIError(status: 409, code: .conflict, message: message, path: path)
+    }
+
+    var envelope: JSONValue {
+        var item: [String: JSONValue] = ["errorCode": .string(code.rawValue), "message": .string(message)]
+        if let path { item["path"] = .string(path) }
+        return ["errors": [.object(item)]]
+    }
+}

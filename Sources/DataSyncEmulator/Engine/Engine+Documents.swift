@@ -1,0 +1,105 @@
+import JSONCore
+
+/// Loading the class-definition and seed documents (formats in `Documentation/Emulator.md`).
+extension Engine {
+    /// Parses `{"entityClasses":[…],"relationshipClasses":[…]}` and defines every class in
+    /// `keyset`'s registry, in order (a parent must come before its subclasses).
+    static func defineClasses(_ document: JSONValue, in registry: inout ClassRegistry) throws(EmulatorError)
+        -> [ClassDefinition]
+    {
+        guard let top = document.objectValue else {
+            throw EmulatorError(code: .invalidClasses, message: "the class document must be a JSON object")
+        }
+        for key in top.keys.sorted() where key != "entityClasses" && key != "relationshipClasses" {
+            throw EmulatorError(code: .invalidClasses, message: "/\(key): unknown field")
+        }
+        var defined: [ClassDefinition] = []
+        for kind in [ClassKind.entity, .relationship] {
+            let field = kind == .entity ? "entityClasses" : "relationshipClasses"
+            guard let list = top[field] else { continue }
+            guard let items = list.arrayValue else {
+                throw EmulatorError(code: .invalidClasses, message: "/\(field) must be an array")
+            }
+            for (index, item) in items.enumerated() {
+                let path = "/\(field)/\(index)"
+                do throws(APIError) {
+                    let draft = try ClassDraft(kind: kind, json: item, path: path)
+                    if registry.definition(kind, ClassKey(name: draft.name, level: .subKey)) != nil {
+                        throw APIError.conflict("class \(draft.name) is defined twice", path: path + "/name")
+                    }
+                    let definition = try registry.resolveDraft(draft, replacing: nil, path: path)
+                    registry.store(definition)
+                    defined.append(definition)
+                } catch {
+                    throw EmulatorError(code: .invalidClasses, message: "\(error.path ?? path): \(error.message)")
+                }
+            }
+        }
+        return defined
+    }
+
+    /// Applies a class document to every keyset created from now on.
+    func setClassTemplate(_ document: JSONValue) throws(EmulatorError) {
+        var registry = ClassRegistry()
+        classTemplate = try Self.defineClasses(document, in: &registry)
+    }
+
+    /// Defines the classes of `document` in one keyset.
+    func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {
+        let keyset = keyset(subscribeKey)
+        var registry = keyset.registry
+        _ = try Self.defineClasses(document, in: &registry)
+        keyset.registry = registry
+        dirty = true
+    }
+
+    /// Creates the objects of `{"keysets":{"<sub>":{"users":[…],"channels":[…],"entities":[…],
+    /// "memberships":[…],"relationships":[…]}}}`; each item is the `data` of a create request,
+    /// where the class version may be left out (the class's latest version is used).
+    func seed(_ document: JSONValue) throws(EmulatorError) {
+        guard let keysets = document["keysets"]?.objectValue, document.objectValue?.count == 1 else {
+            throw EmulatorError(
+                code: .invalidSeed, message: "a seed document is {\"keysets\":{\"<subscribeKey>\":{…}}}")
+        }
+        for subscribeKey in keysets.keys.sorted() {
+            let keyset = keyset(subscribeKey)
+            guard let collections = keysets[subscribeKey]?.objectValue else {
+                throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)) must be an object")
+            }
+            let order = ObjectCollection.all.map(\.name)
+            for name in collections.keys.sorted() where !order.contains(name) {
+                throw EmulatorError(
+                    code: .invalidSeed, message: "/keysets/\(escape(subscribeKey))/\(name): unknown collection")
+            }
+            for collection in [ObjectCollection.users, .channels, .entities, .memberships, .relationships] {
+                for (index, item) in (collections[collection.name]?.arrayValue ?? []).enumerated() {
+                    let path = "/keysets/\(escape(subscribeKey))/\(collection.name)/\(index)"
+                    guard var data = item.objectValue else {
+                        throw EmulatorError(code: .invalidSeed, message: "\(path) must be an object")
+                    }
+                    if data[collection.versionField] == nil,
+                        let definition = seedClass(keyset, collection, data)
+                    {
+                        data[collection.versionField] = .int(Int64(definition.latestVersion))
+                    }
+                    do {
+                        try createObject(keyset, collection, data: data, prefix: path)
+                    } catch {
+                        throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? path): \(error.message)")
+                    }
+                }
+            }
+        }
+    }
+
+    private func seedClass(_ keyset: Keyset, _ collection: ObjectCollection, _ data: [String: JSONValue])
+        -> ClassDefinition?
+    {
+        if let root = collection.familyRoot, data[collection.classField] == nil {
+            return keyset.registry.definition(collection.space, root)
+        }
+        guard let name = data[collection.classField]?.stringValue else { return nil }
+        let level = data[collection.levelField]?.stringValue.map(ClassLevel.init(rawValue:))
+        return keyset.registry.resolve(collection.space, name: name, level: level)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import JSONCore
+
+/// The DataSync semantics: keysets, classes, objects, the change feed. Synchronous and confined
+/// to its owner (the ``Emulator`` actor), so every request is one atomic step.
+final class Engine {
+    struct Clock {
+        /// When set the clock stands still at this instant (plus `offset`) until moved.
+        var frozenAt: Int64?
+        var offset: Int64 = 0
+
+        func now() -> Int64 {
+            let base = frozenAt ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded(.down))
+            return base + offset
+        }
+    }
+
+    var keysets: [String: Keyset] = [:]
+    /// Classes every new keyset starts with (the `--classes` file), in definition order.
+    var classTemplate: [ClassDefinition] = []
+    /// The last change-feed sequence number handed out.
+    var revision: UInt64 = 0
+    var clock: Clock
+    var feed = ChangeFeed()
+    let filterFastConditionLimit: Int
+    /// Signs list cursors.
+    var cursorKey: [UInt8]
+    /// Set by every committed change; the owner persists and clears it.
+    var dirty = false
+
+    init(filterFastConditionLimit: Int, clock: Clock) {
+        self.filterFastConditionLimit = filterFastConditionLimit
+        self.clock = clock
+        var generator = SystemRandomNumberGenerator()
+        cursorKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    func now() -> Int64 { clock.now() }
+
+    /// The keyset of `subscribeKey`, created with the built-ins and the class template on first use.
+    func keyset(_ subscribeKey: String) -> Keyset {
+        if let existing = keysets[subscribeKey] { return existing }
+        var registry = ClassRegistry()
+        for definition in classTemplate { registry.store(definition) }
+        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry)
+        keysets[subscribeKey] = keyset
+        return keyset
+    }
+
+    // MARK: Commits
+
+    func nextRevision() -> UInt64 {
+        revision += 1
+        dirty = true
+        return revision
+    }
+
+    /// An opaque short tag derived from the revision: unique per write within a state.
+    static func eTag(for revision: UInt64) -> String {
+        let text = String(revision &* 0x9E37_79B9 &+ 0x5bd1_e995, radix: 36)
+        return text
+    }
+
+    func publish(
+        _ keyset: Keyset, _ object: StoredObject, action: ChangeEvent.Action, cause: ChangeEvent.Cause,
+        sequence: UInt64, at time: Int64
+    ) {
+        let space = object.kind.space
+        let eventsEnabled = keyset.registry.definition(space, object.classKey)?.eventsEnabled ?? false
+        feed.publish(
+            ChangeEvent(
+                sequence: sequence, subscribeKey: keyset.subscribeKey, action: action, cause: cause,
+                objectType: object.kind.rawValue, className: object.classKey.name,
+                classLevel: object.classKey.level.rawValue, classVersion: object.classVersion,
+                eventsEnabled: eventsEnabled, id: object.id, object: object.jsonValue,
+                time: Date(timeIntervalSince1970: Double(time) / 1_000_000)))
+    }
+
+    /// Removes an object and, for an entity, every membership and relationship naming it; each
+    /// removal is its own change.
+    func removeWithCascade(_ keyset: Keyset, _ space: ClassKind, _ id: String, cause: ChangeEvent.Cause) {
+        guard let removed = keyset.remove(space, id) else { return }
+        let time = now()
+        publish(keyset, removed, action: .delete, cause: cause, sequence: nextRevision(), at: time)
+        guard space == .entity else { return }
+        for relationshipId in keyset.linkedRelationshipIds(of: id).sorted() {
+            if let linked = keyset.remove(.relationship, relationshipId) {
+                publish(keyset, linked, action: .delete, cause: .cascade, sequence: nextRevision(), at: time)
+            }
+        }
+    }
+
+    /// Drops every object of `keyset` whose `expiresAt` has passed (with cascades).
+    func sweepExpired(_ keyset: Keyset) {
+        let now = now()
+        for (space, id) in keyset.takeDueExpiries(now: now) {
+            guard let object = keyset.object(space, id), object.expiresAt <= now else { continue }
+            removeWithCascade(keyset, space, id, cause: .expiry)
+        }
+    }
+
+    func sweepAll() {
+        for key in keysets.keys.sorted() {
+            if let keyset = keysets[key] { sweepExpired(keyset) }
+        }
+    }
+
+    // MARK: Requests
+
+    private static let prefix = "/v1/datasync/subkeys/"
+
+    func handle(_ request: ServerRequest) -> ServerResponse {
+        do {
+            return try route(request)
+        } catch {
+            return Self.errorResponse(error)
+        }
+    }
+
+    private func route(_ request: ServerRequest) throws(APIError) -> ServerResponse {
+        let rawPath = request.rawPath
+        guard rawPath.hasPrefix(Self.prefix) else { throw .notFound("no such resource: \(rawPath)") }
+        let raw = rawPath.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        var segments: [String] = []
+        for part in raw {
+            guard let decoded = PercentDecoding.decode(part) else {
+                throw .invalid("the path holds a broken percent escape", path: nil)
+            }
+            segments.append(decoded)
+        }
+        guard segments.count == 2 || segments.count == 3, !segments[0].isEmpty else {
+            throw .notFound("no such resource: \(rawPath)")
+        }
+        guard let query = PercentDecoding.queryItems(request.rawQuery) else {
+            throw .invalid("the query holds a broken percent escape", path: nil)
+        }
+        let keyset = keyset(segments[0])
+        sweepExpired(keyset)
+        let id = segments.count == 3 ? segments[2] : nil
+        if id?.isEmpty == true { throw .notFound("no such resource: \(rawPath)") }
+        let method = request.method.uppercased()
+        switch segments[1] {
+        case "entity-classes", "relationship-classes":
+            let kind: ClassKind = segments[1] == "entity-classes" ? .entity : .relationship
+            return try handleClasses(request, method: method, keyset: keyset, kind: kind, name: id, query: query)
+        default:
+            guard let collection = ObjectCollection.all.first(where: { $0.name == segments[1] }) else {
+                throw .notFound("no such resource: \(rawPath)")
+            }
+            let context = RequestContext(
+                request: request, keyset: keyset, collection: collection, query: query, target: request.target)
+            switch (method, id) {
+            case ("POST", nil): return try create(context)
+            case ("GET", nil): return try list(context)
+            case ("GET", let id?): return try get(context, id: id)
+            case ("PUT", let id?): return try set(context, id: id)
+            case ("PATCH", let id?): return try update(context, id: id)
+            case ("DELETE", let id?): return try remove(context, id: id)
+            default:
+                throw APIError(
+                    status: 405, code: .methodNotAllowed,
+                    message: "\(method) is not allowed on \(id == nil ? "a collection" : "an object")")
+            }
+        }
+    }
+
+    // MARK: Responses
+
+    static func dataResponse(_ data: JSONValue, status: Int = 200, mediaType: String) -> ServerResponse {
+        body(["data": data], status: status, mediaType: mediaType)
+    }
+
+    static func body(_ value: JSONValue, status: Int, mediaType: String) -> ServerResponse {
+        do {
+            let bytes = try value.jsonBytes()
+            return ServerResponse(status: status, headers: [("Content-Type", mediaType)], body: bytes)
+        } catch {
+            return errorResponse(APIError(status: 500, code: .internalError, message: "could not encode the response"))
+        }
+    }
+
+    static func errorResponse(_ error: APIError) -> ServerResponse {
+        let bytes = (try? error.envelope.jsonBytes()) ?? Array(#"{"errors":[{"errorCode":"DS-0000"}]}"#.utf8)
+        var headers = [("Content-Type", "application/json")]
+        if error.status == 405 { headers.append(("Allow", "GET, POST, PUT, PATCH, DELETE")) }
+        return ServerResponse(status: error.status, headers: headers, body: bytes)
+    }
+}
+
+/// Everything an object operation needs about its request.
+struct RequestContext {
+    var request: ServerRequest
+    var keyset: Keyset
+    var collection: ObjectCollection
+    var query: [(name: String, value: String)]
+    var target: String
+
+    /// The single value of a query parameter; a repeated parameter is a 400.
+    func queryValue(_ name: String) throws(APIError) -> String? {
+        let values = query.filter { $0.name == name }
+        guard values.count <= 1 else { throw .invalid("the parameter '\(name)' is repeated", path: name) }
+        return values.first?.value
+    }
+}

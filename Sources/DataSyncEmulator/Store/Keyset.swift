@@ -1,0 +1,170 @@
+/// One stored object behind a reference, so the id index and the class index share it and a
+/// listing scan reads fields in place: the object is a `let`, so reading one field neither
+/// copies the object nor needs an exclusivity check. A write replaces the box.
+final class ObjectBox: Sendable {
+    let object: StoredObject
+
+    init(_ object: StoredObject) { self.object = object }
+}
+
+/// A family's objects in one sort order, valid while the classes' stamps are unchanged.
+struct SortSnapshot {
+    var stamps: [UInt64]
+    /// Nil until the family was listed twice in this sort with no write in between: building a
+    /// snapshot only pays off when it is reused.
+    var positions: [SortPosition]?
+}
+
+/// All state of one subscribe key: its classes, objects and the indexes that keep listing,
+/// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
+///
+/// A class rather than a struct so the engine can mutate a keyset in place through a reference
+/// it looked up once; it is confined to the engine (never shared across isolation domains).
+final class Keyset {
+    let subscribeKey: String
+    var registry: ClassRegistry
+    private(set) var entities: [String: ObjectBox] = [:]
+    private(set) var relationships: [String: ObjectBox] = [:]
+    /// Objects by exact class, per id space: a class's family is the union of its members'.
+    private(set) var entityMembers: [ClassKey: [String: ObjectBox]] = [:]
+    private(set) var relationshipMembers: [ClassKey: [String: ObjectBox]] = [:]
+    /// The same ids per class in ascending order, for pages in the default (`id`) order.
+    private(set) var entityOrder: [ClassKey: SortedIds] = [:]
+    private(set) var relationshipOrder: [ClassKey: SortedIds] = [:]
+    /// Entity id → ids of the memberships and relationships that name it on either side.
+    private(set) var links: [String: Set<String>] = [:]
+    /// "channelId NUL userId" → membership id: one membership per pair.
+    private(set) var membershipPairs: [String: String] = [:]
+    /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
+    private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
+    private(set) var nextExpiry: Int64?
+    /// Bumped by every insert, update and remove of an object of the class: a sorted snapshot
+    /// of a family stays valid while none of its classes' stamps moved.
+    private(set) var entityStamps: [ClassKey: UInt64] = [:]
+    private(set) var relationshipStamps: [ClassKey: UInt64] = [:]
+    /// Sorted snapshots of class families, by family and sort (see `Engine.sortedSnapshot`).
+    var sortCache: [String: SortSnapshot] = [:]
+    var sortCacheOrder: [String] = []
+
+    init(subscribeKey: String, registry: ClassRegistry) {
+        self.subscribeKey = subscribeKey
+        self.registry = registry
+    }
+
+    func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
+
+    func box(_ space: ClassKind, _ id: String) -> ObjectBox? {
+        space == .entity ? entities[id] : relationships[id]
+    }
+
+    /// The objects of exactly class `key`, by id.
+    func members(_ space: ClassKind, ofClass key: ClassKey) -> [String: ObjectBox] {
+        (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
+    }
+
+    func stamp(_ space: ClassKind, ofClass key: ClassKey) -> UInt64 {
+        (space == .entity ? entityStamps[key] : relationshipStamps[key]) ?? 0
+    }
+
+    private func touch(_ space: ClassKind, _ key: ClassKey) {
+        switch space {
+        case .entity: entityStamps[key, default: 0] += 1
+        case .relationship: relationshipStamps[key, default: 0] += 1
+        }
+    }
+
+    func order(_ space: ClassKind, ofClass key: ClassKey) -> SortedIds? {
+        space == .entity ? entityOrder[key] : relationshipOrder[key]
+    }
+
+    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] { Array(members(space, ofClass: key).keys) }
+
+    func count(_ space: ClassKind, ofClass key: ClassKey) -> Int { members(space, ofClass: key).count }
+
+    static func pairKey(channelId: String, userId: String) -> String { channelId + "\u{0}" + userId }
+
+    func membershipId(channelId: String, userId: String) -> String? {
+        membershipPairs[Self.pairKey(channelId: channelId, userId: userId)]
+    }
+
+    func linkedRelationshipIds(of entityId: String) -> Set<String> { links[entityId] ?? [] }
+
+    /// Adds a new object (its id must be free in its space).
+    func insert(_ object: StoredObject) {
+        let space = object.kind.space
+        let box = ObjectBox(object)
+        touch(space, object.classKey)
+        switch space {
+        case .entity:
+            entities[object.id] = box
+            entityMembers[object.classKey, default: [:]][object.id] = box
+            entityOrder[object.classKey, default: SortedIds()].insert(object.id)
+        case .relationship:
+            relationships[object.id] = box
+            relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationshipOrder[object.classKey, default: SortedIds()].insert(object.id)
+            if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
+            if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
+            if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
+                membershipPairs[Self.pairKey(channelId: channelId, userId: userId)] = object.id
+            }
+        }
+        expiries[object.expiresAt, default: []].append((space, object.id))
+        if nextExpiry.map({ object.expiresAt < $0 }) ?? true { nextExpiry = object.expiresAt }
+    }
+
+    /// Replaces an existing object's mutable state (class, sides, expiry never change).
+    func update(_ object: StoredObject) {
+        let box = ObjectBox(object)
+        touch(object.kind.space, object.classKey)
+        switch object.kind.space {
+        case .entity:
+            entities[object.id] = box
+            entityMembers[object.classKey, default: [:]][object.id] = box
+        case .relationship:
+            relationships[object.id] = box
+            relationshipMembers[object.classKey, default: [:]][object.id] = box
+        }
+    }
+
+    /// Removes an object and its index entries; returns it.
+    @discardableResult
+    func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
+        switch space {
+        case .entity:
+            guard let object = entities.removeValue(forKey: id)?.object else { return nil }
+            touch(.entity, object.classKey)
+            entityMembers[object.classKey]?[id] = nil
+            entityOrder[object.classKey]?.remove(id)
+            return object
+        case .relationship:
+            guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
+            touch(.relationship, object.classKey)
+            relationshipMembers[object.classKey]?[id] = nil
+            relationshipOrder[object.classKey]?.remove(id)
+            for side in [object.sideA, object.sideB].compactMap({ $0 }) {
+                links[side]?.remove(id)
+                if links[side]?.isEmpty == true { links[side] = nil }
+            }
+            if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
+                let key = Self.pairKey(channelId: channelId, userId: userId)
+                if membershipPairs[key] == id { membershipPairs[key] = nil }
+            }
+            return object
+        }
+    }
+
+    /// Takes every expiry entry due at or before `now`; entries may name objects already removed
+    /// or recreated, so callers re-check each object's own `expiresAt`.
+    func takeDueExpiries(now: Int64) -> [(space: ClassKind, id: String)] {
+        guard let next = nextExpiry, next <= now else { return [] }
+        var due: [(space: ClassKind, id: String)] = []
+        for instant in expiries.keys.sorted() where instant <= now {
+            due += expiries.removeValue(forKey: instant) ?? []
+        }
+        nextExpiry = expiries.keys.min()
+        return due
+    }
+
+    var allObjects: [StoredObject] { entities.values.map(\.object) + relationships.values.map(\.object) }
+}

@@ -1,0 +1,130 @@
+// datasync-emulator: serves the DataSync REST API locally. See Documentation/Emulator.md.
+import DataSyncEmulator
+import Dispatch
+import Foundation
+import JSONCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct Options {
+    var host = "127.0.0.1"
+    var port: UInt16 = 0
+    var classesFile: String?
+    var seedFile: String?
+    var stateFile: String?
+    var filterFastLimit = 10
+}
+
+let usage = """
+    usage: datasync-emulator [--host ADDRESS] [--port N] [--classes FILE] [--seed FILE]
+                             [--state-file FILE] [--filter-fast-limit N]
+    """
+
+/// Writes one line to standard output at once (no stdio buffering, so piped logs are live).
+func log(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("datasync-emulator: \(message)\n".utf8))
+    exit(1)
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+    var options = Options()
+    var index = 0
+    func value(_ name: String) -> String {
+        index += 1
+        guard index < arguments.count else { fail("\(name) needs a value\n\(usage)") }
+        return arguments[index]
+    }
+    while index < arguments.count {
+        let argument = arguments[index]
+        switch argument {
+        case "--host": options.host = value(argument)
+        case "--port":
+            guard let port = UInt16(value(argument)) else { fail("--port takes 0 to 65535") }
+            options.port = port
+        case "--classes": options.classesFile = value(argument)
+        case "--seed": options.seedFile = value(argument)
+        case "--state-file": options.stateFile = value(argument)
+        case "--filter-fast-limit":
+            guard let limit = Int(value(argument)), limit >= 1 else {
+                fail("--filter-fast-limit takes a positive number")
+            }
+            options.filterFastLimit = limit
+        case "--help", "-h":
+            log(usage)
+            exit(0)
+        default: fail("unknown option \(argument)\n\(usage)")
+        }
+        index += 1
+    }
+    return options
+}
+
+func readJSON(_ path: String, what: String) -> JSONValue {
+    guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read the \(what) file \(path)") }
+    do {
+        return try JSONValue(parsing: [UInt8](data))
+    } catch {
+        fail("the \(what) file \(path) is not valid JSON: \(error)")
+    }
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let configuration = EmulatorConfiguration(
+    filterFastConditionLimit: options.filterFastLimit,
+    classes: options.classesFile.map { readJSON($0, what: "classes") },
+    seed: options.seedFile.map { readJSON($0, what: "seed") },
+    stateFile: options.stateFile)
+let emulator: Emulator
+do {
+    emulator = try Emulator(configuration: configuration)
+} catch {
+    fail("\(error)")
+}
+
+// Signals are turned into stream elements by dispatch sources on their own queue, so no thread of
+// the cooperative pool ever waits for one. The handler is @Sendable and nonisolated: it runs on
+// the signal queue, not on the main actor.
+nonisolated func signalStream() -> (AsyncStream<Int32>, [any DispatchSourceSignal]) {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let (stream, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(4))
+    let queue = DispatchQueue(label: "datasync-emulator.signals")
+    let sources = [SIGINT, SIGTERM].map { number in
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler { @Sendable in continuation.yield(number) }
+        source.resume()
+        return source
+    }
+    return (stream, sources)
+}
+let (signals, sources) = signalStream()
+
+let url: URL
+do {
+    url = try await emulator.start(host: options.host, port: options.port, requestLog: log)
+} catch {
+    fail("\(error)")
+}
+log("DataSync emulator listening on \(url.absoluteString)")
+log("Keys: any publish key and any subscribe key work (each subscribe key is its own keyset),")
+log("      for example publishKey \"demo\" and subscribeKey \"demo\".")
+log("Credentials: none are checked; any auth token is accepted (access control is not emulated yet).")
+if let stateFile = options.stateFile { log("State file: \(stateFile)") }
+log("Press Ctrl-C to stop.")
+
+for await number in signals {
+    log("received signal \(number), stopping")
+    break
+}
+await emulator.stop()
+for source in sources { source.cancel() }
+log("stopped")
+exit(0)
