@@ -20,10 +20,12 @@ struct PubNubWiring: Sendable {
         if let configured = configuration.transport {
             transport = .success(configured)
         } else {
-            transport = .failure(
-                PubNubError(
-                    reason: .invalidConfiguration,
-                    message: "no default HTTP transport is available in this build; set `transport`"))
+            do {
+                transport = .success(try PlatformHTTPClient.make())
+            } catch {
+                transport = .failure(
+                    PubNubError(reason: .invalidConfiguration, message: "no HTTP transport could be created: \(error)"))
+            }
         }
         var middlewares: [any HTTPMiddleware] = []
         middlewares.append(AuthMiddleware(store: tokenStore, provider: configuration.tokenProvider))
