@@ -21,8 +21,9 @@ let package = Package(
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
         .library(name: "DataSync", targets: ["DataSync"]),
-        .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
+        .executable(name: "datasync-bench", targets: ["datasync-bench"]),
     ],
     targets: [
         // Libraries
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
+        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
@@ -52,8 +55,6 @@ let package = Package(
                 "DataSyncTestSupport", "DataSyncModels", "DataSync",
             ]
         ),
-
-        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .target(name: "FuzzSupport"),
@@ -77,6 +78,8 @@ let package = Package(
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),

@@ -1,0 +1,206 @@
+// datasync-quickstart: a guided tour of the DataSync API over real HTTP.
+//
+// By default it starts the DataSync emulator in this process on an ephemeral loopback port, so
+// it needs no account and no network. With --origin, --subscribe-key and --token it runs the same
+// story against a real service.
+//
+//   swift run datasync-quickstart
+//   swift run datasync-quickstart --origin ps.pndsn.com --subscribe-key sub-c-… --token …
+import DataSync
+import DataSyncEmulator
+import Foundation
+
+/// A profile stored as a user's payload: any `JSONCodable` type works.
+struct Profile: JSONCodable {
+    var displayName: String
+    var title: String
+    var team: String
+}
+
+struct Options {
+    var origin: String?
+    var subscribeKey = "demo"
+    var token: String?
+    var insecure = false
+
+    static func parse(_ arguments: [String]) -> Result<Options, QuickstartFailure> {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--origin":
+                options.origin = iterator.next()
+            case "--subscribe-key":
+                guard let key = iterator.next() else {
+                    return .failure(QuickstartFailure("--subscribe-key needs a value"))
+                }
+                options.subscribeKey = key
+            case "--token":
+                options.token = iterator.next()
+            case "--insecure-http":
+                options.insecure = true
+            case "-h", "--help":
+                return .failure(QuickstartFailure(Options.usage))
+            default:
+                return .failure(QuickstartFailure("unknown argument \(argument)\n\(Options.usage)"))
+            }
+        }
+        if let origin = options.origin, origin.isEmpty { return .failure(QuickstartFailure("--origin needs a value")) }
+        return .success(options)
+    }
+
+    static let usage = """
+        usage: datasync-quickstart [--origin HOST[:PORT] --subscribe-key KEY [--token TOKEN] [--insecure-http]]
+          without --origin the story runs against an in-process emulator on 127.0.0.1
+        """
+}
+
+struct QuickstartFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func step(_ text: String) { print("\n▶ \(text)") }
+func detail(_ text: String) { print("  \(text)") }
+
+/// The story: every call is a real request; an unexpected outcome stops the tour with an error.
+func runStory(_ pubnub: PubNub) async throws {
+    let dataSync = pubnub.dataSync
+    // Ids unique to this run, so the story can run twice against the same keyset.
+    let run = String(UUID().uuidString.prefix(8)).lowercased()
+    let alice = "alice-\(run)"
+    let bob = "bob-\(run)"
+    let carol = "carol-\(run)"
+    let channel = "general-\(run)"
+
+    step("Create three users with typed payloads")
+    var created: [PubNubDataSyncUser] = []
+    for (id, name, team) in [(alice, "Alice", "core"), (bob, "Bob", "core"), (carol, "Carol", "web")] {
+        let user = try await dataSync.createUser(
+            classVersion: 1, id: id, status: "active",
+            payload: Profile(displayName: name, title: "Engineer", team: team))
+        created.append(user)
+        detail("created \(user.id) (eTag \(user.eTag), expires \(user.expiresAt.map { "\($0)" } ?? "never"))")
+    }
+
+    step("Create a channel and two memberships")
+    let general = try await dataSync.createChannel(
+        classVersion: 1, id: channel, status: "active", payload: ["topic": "Everything"])
+    detail("created channel \(general.id)")
+    for user in [alice, bob] {
+        let membership = try await dataSync.createMembership(
+            channelId: channel, userId: user, classVersion: 1, status: "active")
+        detail("\(user) joined \(channel) as membership \(membership.id)")
+    }
+
+    step("List this run's users with filterFast, sorted by id descending, two per page")
+    var cursor: String?
+    var page = 1
+    repeat {
+        let (users, next) = try await dataSync.getUsers(
+            cursor: cursor, limit: 2, filterFast: #"id LIKE "*-\#(run)" && status == "active""#,
+            sort: [PubNub.DataSyncSortField(property: "id", ascending: false)])
+        detail("page \(page): \(users.map(\.id).joined(separator: ", "))")
+        cursor = next?.hasNext == true ? next?.cursor : nil
+        page += 1
+    } while cursor != nil
+
+    step("Partially update Alice with JSON Patch, guarded by a test op and her eTag")
+    let before = try await dataSync.getUser(id: alice)
+    let updated = try await dataSync.updateUser(
+        id: alice,
+        operations: [
+            .test(path: "/status", value: "active"),
+            .replace(path: "/payload/title", value: "Team lead"),
+        ],
+        ifMatchesEtag: before.eTag)
+    let profile = try updated.payload?.decode(Profile.self)
+    detail("title is now \(profile?.title ?? "?"), eTag \(before.eTag) → \(updated.eTag)")
+
+    step("Write with the stale eTag: the service answers 412, so re-read and retry")
+    do {
+        _ = try await dataSync.setUser(
+            id: alice, classVersion: 1, status: "away",
+            payload: Profile(displayName: "Alice", title: "Team lead", team: "core"), ifMatchesEtag: before.eTag)
+        throw QuickstartFailure("a write with a stale eTag was accepted")
+    } catch let error where error.pubNubError?.reason == .preconditionFailed {
+        detail("rejected as expected: \(error.pubNubError?.details.first?.message ?? "\(error)")")
+        let fresh = try await dataSync.getUser(id: alice)
+        let retried = try await dataSync.setUser(
+            id: alice, classVersion: 1, status: "away", payload: fresh.payload, ifMatchesEtag: fresh.eTag)
+        detail("retried with the fresh eTag: status is now \(retried.status ?? "nil")")
+    }
+
+    step("Add Bob to the channel a second time: the service answers 409")
+    do {
+        _ = try await dataSync.createMembership(channelId: channel, userId: bob, classVersion: 1)
+        throw QuickstartFailure("a duplicate membership was accepted")
+    } catch let error where error.pubNubError?.reason == .conflict {
+        detail("rejected as expected: \(error.pubNubError?.details.first?.message ?? "\(error)")")
+    }
+
+    step("Walk the channel's memberships with the auto-pager")
+    var members: [String] = []
+    for try await membership in dataSync.memberships(channelId: channel, pageSize: 1) {
+        members.append(membership.userId)
+    }
+    detail("members: \(members.sorted().joined(separator: ", "))")
+
+    step("Clean up (removing a user or channel also removes its memberships)")
+    for user in created {
+        try await dataSync.removeUser(id: user.id)
+        detail("removed \(user.id)")
+    }
+    try await dataSync.removeChannel(id: channel)
+    detail("removed \(channel)")
+    let leftovers = try await dataSync.getMemberships(channelId: channel)
+    detail("memberships left on \(channel): \(leftovers.memberships.count)")
+}
+
+func main() async -> Int32 {
+    let options: Options
+    switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .success(let parsed): options = parsed
+    case .failure(let failure):
+        print(failure)
+        return 2
+    }
+
+    var emulator: Emulator?
+    let origin: String
+    let secure: Bool
+    if let given = options.origin {
+        origin = given
+        secure = !options.insecure
+        print("Running against \(secure ? "https" : "http")://\(origin) with subscribe key \(options.subscribeKey)")
+    } else {
+        do {
+            let local = try Emulator()
+            let url = try await local.start()
+            emulator = local
+            origin = "\(url.host ?? "127.0.0.1"):\(url.port ?? 0)"
+            secure = false
+            print("Started the DataSync emulator at \(url) (any keys and tokens are accepted)")
+        } catch {
+            print("could not start the emulator: \(error)")
+            return 1
+        }
+    }
+
+    let pubnub = PubNub(
+        configuration: PubNubConfiguration(
+            publishKey: nil, subscribeKey: options.subscribeKey, userId: "quickstart", authToken: options.token,
+            origin: origin, useSecureConnections: secure))
+    var status: Int32 = 0
+    do {
+        try await runStory(pubnub)
+        print("\n✔ Quickstart finished: every step behaved as documented.")
+    } catch {
+        print("\n✘ Quickstart stopped: \(error)")
+        status = 1
+    }
+    await emulator?.stop()
+    return status
+}
+
+exit(await main())
