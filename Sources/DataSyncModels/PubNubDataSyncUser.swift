@@ -56,25 +56,7 @@ public struct PubNubDataSyncUser: PubNubDataSyncObject {
     }
 }
 
-extension PubNubDataSyncUser: DataSyncWireConvertible {
+extension PubNubDataSyncUser: DataSyncEntityWire {
     package static var wireKind: String { "user" }
-
-    package init(wire reader: DataSyncWireReader) throws {
-        self.init(
-            id: try reader.string("id"), className: try reader.optionalString("entityClass") ?? "User",
-            classVersion: try reader.int("entityClassVersion"), classLevel: try reader.classLevel("entityClassLevel"),
-            status: try reader.optionalString("status"), payload: reader.payload(),
-            createdAt: try reader.date("createdAt"), updatedAt: try reader.date("updatedAt"),
-            expiresAt: try reader.optionalDate("expiresAt"), eTag: try reader.string("eTag"))
-    }
-
-    package var wireFields: [String: JSONValue] {
-        var fields = commonWireFields(
-            id: id, status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt,
-            expiresAt: expiresAt, eTag: eTag)
-        fields["entityClass"] = .string(className)
-        fields["entityClassVersion"] = .int(Int64(classVersion))
-        if let classLevel { fields["entityClassLevel"] = .string(classLevel.rawValue) }
-        return fields
-    }
+    package static var defaultClassName: String? { "User" }
 }
