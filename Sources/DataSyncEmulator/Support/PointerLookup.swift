@@ -1,36 +1,16 @@
-import Foundation
 import JSONCore
+import JSONPatch
 
-/// Reads the value an RFC 6901 pointer names, for class property pointers (`/payload/price`).
-/// Patch application itself belongs to the `JSONPatch` module.
+/// Class property pointers (`/payload/price`) through `JSONPatch`'s RFC 6901 `JSONPointer`, so the
+/// emulator validates and unescapes pointers exactly as patch application does.
 enum PointerLookup {
-    /// The reference tokens of `pointer` (`~1` → `/`, `~0` → `~`), or nil when it is not a pointer.
+    /// The reference tokens of `pointer` (`~1` → `/`, `~0` → `~`), or nil when it is not a valid pointer.
     static func tokens(_ pointer: String) -> [String]? {
-        if pointer.isEmpty { return [] }
-        guard pointer.hasPrefix("/") else { return nil }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.contains("~")
-                ? $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String($0)
-        }
+        (try? JSONPointer(pointer))?.tokens
     }
 
     static func value(at tokens: ArraySlice<String>, in document: JSONValue) -> JSONValue? {
-        var current = document
-        for token in tokens {
-            switch current {
-            case .object(let members):
-                guard let next = members[token] else { return nil }
-                current = next
-            case .array(let items):
-                guard let index = Int(token), index >= 0, index < items.count, String(index) == token else {
-                    return nil
-                }
-                current = items[index]
-            default:
-                return nil
-            }
-        }
-        return current
+        JSONPointer(tokens: Array(tokens)).value(in: document)
     }
 }
 
