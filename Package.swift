@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
+        .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
@@ -36,9 +37,12 @@ let package = Package(
             name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
+        // The shared service pipeline and the client every feature extends.
+        .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth"]),
+        // Features: siblings over PubNubCore that never import each other.
         .target(
             name: "DataSync",
-            dependencies: ["DataSyncModels", "JSONCore", "JSONPatch", "Transport", "Auth", "FilterExpression"]),
+            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -52,7 +56,7 @@ let package = Package(
             name: "datasync-bench",
             dependencies: [
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator",
-                "DataSyncTestSupport", "DataSyncModels", "DataSync",
+                "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
             ]
         ),
 
@@ -70,9 +74,12 @@ let package = Package(
             name: "FilterExpressionTests", dependencies: ["FilterExpression", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(
+            name: "PubNubCoreTests",
+            dependencies: ["PubNubCore", "DataSyncModels", "DataSyncTestSupport", "Transport", "Auth", "JSONCore"]),
+        .testTarget(
             name: "DataSyncTests",
             dependencies: [
-                "DataSync", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
+                "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
                 "DataSyncEmulator",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),

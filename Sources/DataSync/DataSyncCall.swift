@@ -1,6 +1,7 @@
 package import DataSyncModels
 package import JSONCore
 package import JSONPatch
+package import PubNubCore
 package import Transport
 
 /// A DataSync collection: its path component and the media type of its request bodies.
@@ -36,6 +37,12 @@ package struct DataSyncCall: Sendable, Hashable {
             "/v1/datasync/subkeys/" + HTTPRequest.encodePathSegment(subscribeKey) + "/" + collection.pathComponent
         if let objectId { path += "/" + HTTPRequest.encodePathSegment(objectId) }
         return path
+    }
+
+    /// The call as the shared pipeline takes it.
+    package func serviceCall(subscribeKey: String) -> ServicePipeline.Call {
+        ServicePipeline.Call(
+            method: method, path: path(subscribeKey: subscribeKey), query: query, headers: headers, body: body)
     }
 
     static let patchMediaType = "application/json-patch+json"

@@ -1,54 +1,24 @@
-// The one place where the facade meets the modules built alongside it: Auth (token store, auth
-// middleware), the Transport backends and retry and FilterExpression.
-// Everything else in DataSync depends only on the protocols and value types of Transport and
-// DataSyncModels.
+// Where the DataSync feature attaches to the client (`pubnub.dataSync`) and the one place it uses
+// FilterExpression (local validation of filter arguments). Origin, stamping, auth, retry and error
+// mapping are the shared pipeline's (PubNubCore).
 
-import Auth
 package import DataSyncModels
 import FilterExpression
-import Transport
-
-/// The wiring of one client: its token store and the engine with transport and middlewares.
-struct PubNubWiring: Sendable {
-    let engine: DataSyncEngine
-    let tokenStore: TokenStore
-
-    init(configuration: PubNubConfiguration) {
-        let tokenStore = TokenStore(token: configuration.authToken)
-        self.tokenStore = tokenStore
-        let transport: Result<any HTTPClient, PubNubError>
-        if let configured = configuration.transport {
-            transport = .success(configured)
-        } else {
-            transport = Result { try PlatformHTTPClient.make() }
-                .mapError { error in
-                    PubNubError(
-                        reason: .invalidConfiguration, message: "no HTTP transport could be created: \(error)",
-                        underlying: error)
-                }
-        }
-        // The engine puts retry in front of these, so every attempt passes through auth and
-        // carries the current token.
-        var middlewares: [any HTTPMiddleware] = []
-        middlewares.append(AuthMiddleware(store: tokenStore, provider: configuration.tokenProvider))
-        middlewares += configuration.middlewares
-        engine = DataSyncEngine(
-            configuration: configuration, transport: transport, middlewares: middlewares,
-            filterValidator: DataSyncFilterValidator(enabled: configuration.validatesFiltersLocally))
-    }
-}
+public import PubNubCore
 
 extension PubNub {
-    /// Replaces the Access Manager token; every later request carries the new one.
+    /// The DataSync API: users, channels, memberships, entities and relationships.
     ///
-    /// Safe to call from any thread, at any time, including while requests are in flight.
-    ///
-    /// ```swift
-    /// pubnub.set(token: tokenFromYourServer)
-    /// ```
-    public func set(token: String) {
-        wiring.tokenStore.set(token: token)
+    /// Cheap to call: a small value over the client's shared pipeline.
+    public var dataSync: PubNubDataSync {
+        PubNubDataSync(
+            engine: DataSyncEngine(
+                pipeline: pipeline,
+                filterValidator: DataSyncFilterValidator(enabled: configuration.validatesFiltersLocally)))
     }
+
+    /// One key of a list ordering; see ``PubNubDataSyncSortField``.
+    public typealias DataSyncSortField = PubNubDataSyncSortField
 }
 
 /// Local validation of filter and sort arguments with the FilterExpression module, when the

@@ -1,5 +1,6 @@
 public import DataSyncModels
 public import JSONCore
+public import PubNubCore
 
 extension PubNubDataSync {
     // MARK: async

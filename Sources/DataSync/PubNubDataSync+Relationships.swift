@@ -1,5 +1,6 @@
 public import DataSyncModels
 public import JSONCore
+public import PubNubCore
 import Transport
 
 extension PubNubDataSync {

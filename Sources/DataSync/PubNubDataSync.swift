@@ -1,5 +1,6 @@
 import DataSyncModels
 import JSONCore
+import PubNubCore
 import Transport
 
 /// The DataSync API of a ``PubNub`` client, reached as `pubnub.dataSync`.
@@ -17,7 +18,7 @@ import Transport
 /// (``users(className:classVersion:classLevel:pageSize:filterFast:filter:sort:custom:)`` and
 /// friends) fetch page after page lazily.
 public struct PubNubDataSync: Sendable {
-    let engine: DataSyncEngine
+    package let engine: DataSyncEngine
 }
 
 // Calls shared by the three entity-shaped collections (users, channels, entities).

@@ -64,7 +64,7 @@ public struct PubNubDataSyncObjectSequence<Element: PubNubDataSyncObject>: Async
                 }
                 if Task.isCancelled {
                     finished = true
-                    throw DataSyncEngine.cancelled(CancellationError())
+                    throw ServicePipeline.cancelled(CancellationError())
                 }
                 let (objects, page) = try await fetch(cursor)
                 buffer = objects

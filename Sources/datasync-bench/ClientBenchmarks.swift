@@ -101,9 +101,7 @@ enum ClientBenchmarks {
             publishKey: nil, subscribeKey: "mySubKey", userId: "bench", authToken: "token",
             transport: BenchEchoClient())
         let api = PubNub(configuration: configuration).dataSync
-        let engine = DataSyncEngine(
-            configuration: configuration, transport: .success(BenchEchoClient()), middlewares: [],
-            filterValidator: DataSyncFilterValidator())
+        let engine = PubNub(configuration: configuration).dataSync.engine
         let custom = PubNub.RequestConfiguration()
         var bytes = 0
         let build = try Bench.throughput(operations: 1000) {

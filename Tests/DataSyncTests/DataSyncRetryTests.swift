@@ -18,7 +18,7 @@ struct DataSyncRetryTests {
             configuration: PubNubConfiguration(
                 publishKey: nil, subscribeKey: "mySubKey", userId: "myUUID", transport: transport,
                 retryPolicy: .linear(delay: .seconds(2), maximumRetries: 2, maximumJitter: .zero),
-                retryClock: clock))
+                clock: clock))
     }
 
     @Test("a GET answered 503 is resent after the policy's delay, through auth")

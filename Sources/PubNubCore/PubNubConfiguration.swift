@@ -1,4 +1,5 @@
 public import Auth
+public import DataSyncModels
 public import Transport
 
 /// Everything a ``PubNub`` client needs: keys, identity, where the service is, and how requests
@@ -15,9 +16,9 @@ public import Transport
 ///     origin: "127.0.0.1:8090", useSecureConnections: false)
 /// ```
 public struct PubNubConfiguration: Sendable {
-    /// The publish key, needed only to publish; DataSync calls do not use it.
+    /// The publish key, needed only to publish, signal and fire; DataSync calls do not use it.
     public var publishKey: String?
-    /// The subscribe key every DataSync path is scoped to.
+    /// The subscribe key every request path is scoped to.
     public var subscribeKey: String
     /// This client's user id, sent as `uuid` on every request.
     public var userId: String
@@ -36,8 +37,10 @@ public struct PubNubConfiguration: Sendable {
     /// The default, ``defaultRetryPolicy``, waits 1 s, 2 s, 4 s (plus up to 0.5 s of jitter) for
     /// at most 3 retries; `.none` turns retries off.
     public var retryPolicy: RetryPolicy
-    /// The clock retry delays wait on; inject a manual clock in tests.
-    public var retryClock: any Clock<Duration>
+    /// The one clock everything that waits uses: retry backoff today, and the subscribe loop's
+    /// reconnection delays, presence heartbeats and token expiry as they arrive. Inject a manual
+    /// clock in tests (`DataSyncTestSupport.ManualClock`) so they never sleep.
+    public var clock: any Clock<Duration>
     /// Extra middlewares run for every request (outermost first), inside retry and auth handling:
     /// for example a logging middleware.
     public var middlewares: [any HTTPMiddleware]
@@ -66,7 +69,7 @@ public struct PubNubConfiguration: Sendable {
         publishKey: String?, subscribeKey: String, userId: String, authToken: String? = nil,
         origin: String = "ps.pndsn.com", useSecureConnections: Bool = true, transport: (any HTTPClient)? = nil,
         retryPolicy: RetryPolicy = PubNubConfiguration.defaultRetryPolicy,
-        retryClock: any Clock<Duration> = ContinuousClock(),
+        clock: any Clock<Duration> = ContinuousClock(),
         middlewares: [any HTTPMiddleware] = [], requestTimeout: Duration? = nil,
         completionContext: PubNub.CompletionContext = .immediate, tokenProvider: (any TokenProvider)? = nil,
         validatesFiltersLocally: Bool = false
@@ -79,11 +82,36 @@ public struct PubNubConfiguration: Sendable {
         self.useSecureConnections = useSecureConnections
         self.transport = transport
         self.retryPolicy = retryPolicy
-        self.retryClock = retryClock
+        self.clock = clock
         self.middlewares = middlewares
         self.requestTimeout = requestTimeout
         self.completionContext = completionContext
         self.tokenProvider = tokenProvider
         self.validatesFiltersLocally = validatesFiltersLocally
+    }
+
+    /// The origin parsed and checked, or the reason it cannot be used.
+    ///
+    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` for a malformed
+    ///   ``origin``.
+    public func parsedOrigin() throws(PubNubError) -> PubNubOrigin {
+        try PubNubOrigin(origin, secure: useSecureConnections)
+    }
+
+    /// Checks what can be checked before anything is sent: the origin parses, and the subscribe
+    /// key and user id are not empty.
+    ///
+    /// ``PubNub/init(validating:)`` calls it; call it yourself to report a bad setting where the
+    /// configuration is assembled (from a file, from the environment).
+    ///
+    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` naming the first bad setting.
+    public func validate() throws(PubNubError) {
+        _ = try parsedOrigin()
+        if subscribeKey.isEmpty {
+            throw PubNubError(reason: .invalidConfiguration, message: "the subscribe key is empty")
+        }
+        if userId.isEmpty {
+            throw PubNubError(reason: .invalidConfiguration, message: "the user id is empty")
+        }
     }
 }

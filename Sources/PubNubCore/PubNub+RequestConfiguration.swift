@@ -1,8 +1,8 @@
-public import DataSyncModels
 public import Transport
 
 extension PubNub {
-    /// Per-request overrides, passed as the `custom` argument of every DataSync method.
+    /// Per-request overrides, passed as the `custom` argument of every REST method (DataSync now,
+    /// publish and presence calls later).
     ///
     /// ```swift
     /// let slow = PubNub.RequestConfiguration(timeout: .seconds(60))
@@ -34,7 +34,4 @@ extension PubNub {
             self.headers = headers
         }
     }
-
-    /// One key of a list ordering; see ``PubNubDataSyncSortField``.
-    public typealias DataSyncSortField = PubNubDataSyncSortField
 }

@@ -1,0 +1,83 @@
+import Auth
+public import DataSyncModels
+import Transport
+
+/// The PubNub client: one identity's configuration, its request pipeline and the background work
+/// it owns.
+///
+/// The features extend it: `import DataSync` adds `pubnub.dataSync` (users, channels, memberships,
+/// entities, relationships); the real-time features add subscribing and publishing the same way.
+/// Create one client per identity and keep it for the life of your app; it is safe to use from any
+/// task or thread.
+///
+/// ```swift
+/// let pubnub = try PubNub(validating: PubNubConfiguration(
+///     publishKey: nil, subscribeKey: "sub-c-…", userId: "user-42", authToken: token))
+/// let user = try await pubnub.dataSync.getUser(id: "user-42")
+/// ```
+///
+/// Releasing the last reference stops everything the client runs in the background (such as a
+/// subscribe loop); requests already in flight finish or fail on their own.
+public final class PubNub: Sendable {
+    /// The SDK's name as sent in `pnsdk`.
+    public static let sdkName = "PubNub-Swift-DataSync"
+    /// The SDK's version as sent in `pnsdk`.
+    public static let sdkVersion = "0.1.0"
+    /// The `pnsdk` query value every request carries: `PubNub-Swift-DataSync/0.1.0`.
+    public static var pnsdk: String { sdkName + "/" + sdkVersion }
+
+    /// The configuration the client was created with.
+    public let configuration: PubNubConfiguration
+    /// What every feature sends through: origin, identity stamping, auth, middlewares, retry,
+    /// error mapping.
+    package let pipeline: ServicePipeline
+    /// The long-lived parts features attach to this client (a subscribe loop, …), shut down
+    /// with it.
+    package let components: PubNubComponents
+    private let tokenStore: TokenStore
+
+    /// Creates a client without checking the configuration first.
+    ///
+    /// Nothing is sent until you call an operation. A configuration that cannot produce requests
+    /// (a malformed origin, no usable transport) makes every operation fail with
+    /// `.invalidConfiguration`; use ``init(validating:)`` to hear about it here instead.
+    public convenience init(configuration: PubNubConfiguration) {
+        let origin = Result { () throws(PubNubError) in try configuration.parsedOrigin() }
+        self.init(configuration: configuration, origin: origin)
+    }
+
+    /// Creates a client after checking the configuration with
+    /// ``PubNubConfiguration/validate()`` and making its transport.
+    ///
+    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` for a malformed origin, an
+    ///   empty subscribe key or user id, or when no HTTP transport can be created.
+    public convenience init(validating configuration: PubNubConfiguration) throws(PubNubError) {
+        try configuration.validate()
+        let origin = Result { () throws(PubNubError) in try configuration.parsedOrigin() }
+        self.init(configuration: configuration, origin: origin)
+        _ = try pipeline.transport.get()
+    }
+
+    private init(configuration: PubNubConfiguration, origin: Result<PubNubOrigin, PubNubError>) {
+        self.configuration = configuration
+        let tokenStore = TokenStore(token: configuration.authToken)
+        self.tokenStore = tokenStore
+        pipeline = ServicePipeline(configuration: configuration, origin: origin, tokenStore: tokenStore)
+        components = PubNubComponents()
+    }
+
+    deinit {
+        components.shutDownAll()
+    }
+
+    /// Replaces the Access Manager token; every later request carries the new one.
+    ///
+    /// Safe to call from any thread, at any time, including while requests are in flight.
+    ///
+    /// ```swift
+    /// pubnub.set(token: tokenFromYourServer)
+    /// ```
+    public func set(token: String) {
+        tokenStore.set(token: token)
+    }
+}
