@@ -79,7 +79,8 @@ let package = Package(
         .testTarget(
             name: "DataSyncTests",
             dependencies: [
-                "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport", "Auth",
+                "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport",
+                "Auth",
                 "DataSyncEmulator",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
