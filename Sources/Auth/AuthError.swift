@@ -2,7 +2,8 @@
 ///
 /// ``code-swift.property`` can grow: match the codes you handle and keep a default branch.
 /// Messages never contain a token in full; at most a short prefix and its length (see
-/// ``TokenRedaction``).
+/// ``TokenRedaction``). ``underlying`` keeps what a ``TokenProvider`` threw. Two auth errors are
+/// equal when code, message and offset agree; ``underlying`` is not compared.
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -39,12 +40,27 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The byte offset in the decoded token (or in the token text for encoding errors) where the
     /// problem was found, when there is one.
     public let offset: Int?
+    /// The error this one was made from (what a token provider threw), when there was one.
+    public let underlying: (any Error)?
 
     /// Creates an error.
-    public init(code: Code, message: String, offset: Int? = nil) {
+    public init(code: Code, message: String, offset: Int? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.offset = offset
+        self.underlying = underlying
+    }
+
+    /// Compares code, message and offset.
+    public static func == (lhs: AuthError, rhs: AuthError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.offset == rhs.offset
+    }
+
+    /// Hashes code, message and offset.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(offset)
     }
 
     /// The code, message and offset.

@@ -86,7 +86,8 @@ public struct AuthMiddleware: HTTPMiddleware {
                 throw error
             } catch {
                 throw AuthError(
-                    code: .tokenUnavailable, message: "no token is set and the token provider failed: \(error)")
+                    code: .tokenUnavailable, message: "no token is set and the token provider failed: \(error)",
+                    underlying: error)
             }
         }
         let response = try await next(Self.withToken(current.token, request))

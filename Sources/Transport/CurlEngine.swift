@@ -390,31 +390,35 @@ final class CurlEngine: @unchecked Sendable {
     /// Maps a libcurl result code to a transport error.
     static func error(for code: Int32, exceededLimit: Bool) -> TransportError {
         let reason = ccurl_easy_strerror(code).map { String(cString: $0) } ?? "error \(code)"
-        let message = "libcurl error \(code): \(reason)"
+        let cause = LibcurlError(code: Int(code), reason: reason)
+        let message = cause.description
+        func failure(_ kind: TransportError.Code, _ text: String = message) -> TransportError {
+            TransportError(code: kind, message: text, underlying: cause)
+        }
         switch Int(code) {
         case CCURLE_OPERATION_TIMEDOUT:
-            return TransportError(code: .timedOut, message: message)
+            return failure(.timedOut)
         case CCURLE_COULDNT_CONNECT:
-            return TransportError(code: .cannotConnect, message: message)
+            return failure(.cannotConnect)
         case CCURLE_COULDNT_RESOLVE_HOST, CCURLE_COULDNT_RESOLVE_PROXY:
-            return TransportError(code: .cannotResolveHost, message: message)
+            return failure(.cannotResolveHost)
         case CCURLE_PARTIAL_FILE, CCURLE_GOT_NOTHING, CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2,
             CCURLE_HTTP2_STREAM:
-            return TransportError(code: .connectionLost, message: message)
+            return failure(.connectionLost)
         case CCURLE_SSL_CONNECT_ERROR, CCURLE_SSL_CERTPROBLEM, CCURLE_SSL_CIPHER, CCURLE_PEER_FAILED_VERIFICATION,
             CCURLE_SSL_CACERT_BADFILE, CCURLE_SSL_SHUTDOWN_FAILED, CCURLE_SSL_CRL_BADFILE, CCURLE_SSL_ISSUER_ERROR,
             CCURLE_SSL_CLIENTCERT:
-            return TransportError(code: .tls, message: message)
+            return failure(.tls)
         case CCURLE_WEIRD_SERVER_REPLY, CCURLE_BAD_CONTENT_ENCODING:
-            return TransportError(code: .invalidResponse, message: message)
+            return failure(.invalidResponse)
         case CCURLE_FILESIZE_EXCEEDED:
-            return TransportError(code: .tooLarge, message: message)
+            return failure(.tooLarge)
         case CCURLE_WRITE_ERROR where exceededLimit:
-            return TransportError(code: .tooLarge, message: "the response body exceeds the configured limit")
+            return failure(.tooLarge, "the response body exceeds the configured limit")
         case CCURLE_URL_MALFORMAT, CCURLE_UNSUPPORTED_PROTOCOL:
-            return TransportError(code: .invalidRequest, message: message)
+            return failure(.invalidRequest)
         default:
-            return TransportError(code: .other, message: message)
+            return failure(.other)
         }
     }
 }

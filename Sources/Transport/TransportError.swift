@@ -1,7 +1,11 @@
 /// A failure to exchange a request and its response.
 ///
 /// ``code-swift.property`` can grow: match the codes you handle and keep a default branch.
-/// ``isRetryable`` says whether resending the same request could succeed.
+/// ``isRetryable`` says whether resending the same request could succeed. ``underlying`` keeps the
+/// backend's own error (a `URLError`, a ``LibcurlError``) when there is one.
+///
+/// Two transport errors are equal when code, message and retryability agree; ``underlying`` is
+/// not compared.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -42,12 +46,28 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public let message: String
     /// Whether sending the same request again could succeed.
     public let isRetryable: Bool
+    /// The backend's error this one was made from (`URLError` from URLSession, ``LibcurlError``
+    /// from libcurl), when there was one.
+    public let underlying: (any Error)?
 
     /// Creates an error; `isRetryable` defaults to what the code implies.
-    public init(code: Code, message: String, isRetryable: Bool? = nil) {
+    public init(code: Code, message: String, isRetryable: Bool? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.isRetryable = isRetryable ?? Self.defaultRetryable(code)
+        self.underlying = underlying
+    }
+
+    /// Compares code, message and retryability.
+    public static func == (lhs: TransportError, rhs: TransportError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.isRetryable == rhs.isRetryable
+    }
+
+    /// Hashes code, message and retryability.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(isRetryable)
     }
 
     /// The codes retryable by default: timeouts, connection failures, lost connections and host
@@ -61,4 +81,22 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// The code and message.
     public var description: String { "transport error (\(code)): \(message)" }
+}
+
+/// A libcurl result code (`CURLcode`) and libcurl's text for it: the ``TransportError/underlying``
+/// error of a failed transfer on ``CurlHTTPClient``.
+public struct LibcurlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The `CURLcode` value, such as 7 (`CURLE_COULDNT_CONNECT`) or 28 (`CURLE_OPERATION_TIMEDOUT`).
+    public let code: Int
+    /// libcurl's description of the code (`curl_easy_strerror`).
+    public let reason: String
+
+    /// Creates an error.
+    public init(code: Int, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// `libcurl error 7: Couldn't connect to server`.
+    public var description: String { "libcurl error \(code): \(reason)" }
 }

@@ -44,13 +44,19 @@ public final class URLSessionHTTPClient: HTTPClient {
         sessionConfiguration.httpCookieAcceptPolicy = .never
         sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
         sessionConfiguration.timeoutIntervalForRequest = configuration.defaultTimeout.doubleSeconds
-        sessionConfiguration.timeoutIntervalForResource = configuration.defaultTimeout.doubleSeconds
+        // The session's resource timeout would cap every request, including a long-poll whose own
+        // timeout is longer than the default. Each exchange is bounded by its own watchdog below
+        // (the request's timeout, or the default), so the session-wide cap is only a backstop.
+        sessionConfiguration.timeoutIntervalForResource = Self.resourceTimeoutBackstop
         session = URLSession(configuration: sessionConfiguration, delegate: NoRedirects(), delegateQueue: nil)
     }
 
     deinit {
         session.invalidateAndCancel()
     }
+
+    /// Seven days, URLSession's own default resource timeout: far beyond any request timeout.
+    static let resourceTimeoutBackstop: Double = 7 * 24 * 3600
 
     /// Sends `request` with the session and suspends until the response is complete.
     ///
@@ -142,34 +148,34 @@ public final class URLSessionHTTPClient: HTTPClient {
             break
         }
         guard let urlError = error as? URLError else {
-            return TransportError(code: .other, message: String(describing: error))
+            return TransportError(code: .other, message: String(describing: error), underlying: error)
         }
         let message = "URLSession error \(urlError.code.rawValue): \(urlError.localizedDescription)"
         switch urlError.code {
         case .timedOut:
-            return TransportError(code: .timedOut, message: message)
+            return TransportError(code: .timedOut, message: message, underlying: urlError)
         case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed,
             .callIsActive:
-            return TransportError(code: .cannotConnect, message: message)
+            return TransportError(code: .cannotConnect, message: message, underlying: urlError)
         case .cannotFindHost, .dnsLookupFailed:
-            return TransportError(code: .cannotResolveHost, message: message)
+            return TransportError(code: .cannotResolveHost, message: message, underlying: urlError)
         case .networkConnectionLost:
-            return TransportError(code: .connectionLost, message: message)
+            return TransportError(code: .connectionLost, message: message, underlying: urlError)
         case .cancelled:
-            return TransportError(code: .cancelled, message: message, isRetryable: false)
+            return TransportError(code: .cancelled, message: message, isRetryable: false, underlying: urlError)
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
-            return TransportError(code: .tls, message: message)
+            return TransportError(code: .tls, message: message, underlying: urlError)
         case .badServerResponse, .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse,
             .zeroByteResource:
-            return TransportError(code: .invalidResponse, message: message)
+            return TransportError(code: .invalidResponse, message: message, underlying: urlError)
         case .dataLengthExceedsMaximum:
-            return TransportError(code: .tooLarge, message: message)
+            return TransportError(code: .tooLarge, message: message, underlying: urlError)
         case .badURL, .unsupportedURL:
-            return TransportError(code: .invalidRequest, message: message)
+            return TransportError(code: .invalidRequest, message: message, underlying: urlError)
         default:
-            return TransportError(code: .other, message: message)
+            return TransportError(code: .other, message: message, underlying: urlError)
         }
     }
 }

@@ -156,6 +156,35 @@ struct HTTPClientConformanceTests {
         }
     }
 
+    @Test(
+        "a request's own timeout outlasts the client's default (a long-poll longer than the default)",
+        arguments: Backend.allCases)
+    func perRequestTimeoutBeyondDefault(backend: Backend) async throws {
+        // The default stands in for the 60 s resource cap that would cut a 310 s subscribe long-poll.
+        let client = try backend.makeClient(HTTPClientConfiguration(defaultTimeout: .milliseconds(400)))
+        try await LoopbackServer.with { server in
+            let response = try await client.send(server.request("/delay/1200", timeout: .seconds(20)))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "delayed")
+            // Control: without a timeout of its own the same request is held to the default.
+            let error = await transportError { try await client.send(server.request("/delay/1200")) }
+            #expect(error?.code == .timedOut)
+        }
+    }
+
+    @Test("a failure keeps the backend's own error as its cause", arguments: Backend.allCases)
+    func underlyingCause(backend: Backend) async throws {
+        let client = try backend.makeClient()
+        let server = try await LoopbackServer.start()
+        await server.server.stop()
+        let error = await transportError { try await client.send(server.request("/echo")) }
+        let cause = try #require(error?.underlying)
+        switch backend {
+        case .curl: #expect((cause as? LibcurlError)?.code == 7)
+        case .urlSession: #expect(cause is URLError)
+        }
+    }
+
     @Test("cancelling a held request aborts it promptly", arguments: Backend.allCases)
     func cancelHeldRequest(backend: Backend) async throws {
         let client = try backend.makeClient()
