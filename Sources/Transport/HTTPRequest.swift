@@ -133,7 +133,26 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Percent-encodes one path segment: every byte but RFC 3986 unreserved characters is encoded,
     /// so `/`, `?`, `#`, `%`, spaces and non-ASCII text can appear in ids.
     public static func encodePathSegment(_ segment: String) -> String {
-        percentEncode(segment)
+        // `.` and `..` would be removed as dot segments by URL parsers (libcurl, Foundation) and
+        // address another resource; encoded, they reach the server as the names they are.
+        if segment == "." { return "%2E" }
+        if segment == ".." { return "%2E%2E" }
+        return percentEncode(segment)
+    }
+
+    /// Query names whose values are secrets (credentials, signatures): hidden by ``redactedURL``
+    /// and by ``LoggingMiddleware``.
+    public static let secretQueryNames: Set<String> = ["auth", "signature"]
+
+    /// ``url`` with the values of ``secretQueryNames`` replaced by `REDACTED`: the form to put in
+    /// error messages and logs.
+    public var redactedURL: String {
+        var copy = self
+        copy.queryItems = queryItems.map { item in
+            guard Self.secretQueryNames.contains(item.name), item.value != nil else { return item }
+            return HTTPQueryItem(name: item.name, value: "REDACTED")
+        }
+        return copy.url
     }
 
     /// Percent-encodes `text`, leaving only `A-Z a-z 0-9 - . _ ~` as they are.

@@ -72,7 +72,7 @@ public struct HTTPLogRecord: Sendable, Hashable, CustomStringConvertible {
 /// A middleware that reports every request and its outcome to an ``HTTPLogSink``.
 ///
 /// Tokens are never written: the values of the query items named in ``redactedQueryItems``
-/// (`auth` by default) and of the headers named in ``redactedHeaders`` (`Authorization` and
+/// (`auth` and `signature` by default) and of the headers named in ``redactedHeaders`` (`Authorization` and
 /// `Proxy-Authorization` by default) are replaced by `REDACTED`. Bodies are never logged, only
 /// their sizes. Place it inside a ``RetryMiddleware`` to see every attempt, outside to see one
 /// line per call.
@@ -99,7 +99,7 @@ public struct LoggingMiddleware: HTTPMiddleware {
     /// - Parameters:
     ///   - sink: where records go.
     ///   - includesHeaders: whether records carry the (redacted) headers.
-    ///   - redactedQueryItems: extra query names to hide; `auth` is always hidden.
+    ///   - redactedQueryItems: extra query names to hide; `auth` and `signature` are always hidden.
     ///   - redactedHeaders: extra header names to hide; `Authorization` and `Proxy-Authorization`
     ///     are always hidden.
     ///   - clock: measures durations.
@@ -109,7 +109,7 @@ public struct LoggingMiddleware: HTTPMiddleware {
     ) {
         self.sink = sink
         self.includesHeaders = includesHeaders
-        self.redactedQueryItems = redactedQueryItems.union(["auth"])
+        self.redactedQueryItems = redactedQueryItems.union(HTTPRequest.secretQueryNames)
         self.redactedHeaders = ["Authorization", "Proxy-Authorization"] + redactedHeaders
         self.clock = clock
     }

@@ -69,7 +69,7 @@ public final class URLSessionHTTPClient: HTTPClient {
             throw TransportError(code: .cancelled, message: "the request was cancelled", isRetryable: false)
         }
         guard let url = URL(string: request.url) else {
-            throw TransportError(code: .invalidRequest, message: "cannot form a URL from \(request.url)")
+            throw TransportError(code: .invalidRequest, message: "cannot form a URL from \(request.redactedURL)")
         }
         let timeout = request.timeout ?? configuration.defaultTimeout
         var urlRequest = URLRequest(url: url)
