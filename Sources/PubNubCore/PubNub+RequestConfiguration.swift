@@ -16,6 +16,9 @@ extension PubNub {
         public var timeout: Duration?
         /// When this request is resent; `nil` uses the configuration's `retryPolicy`.
         public var retryPolicy: RetryPolicy?
+        /// The longest this call may take, attempts and retry waits included; `nil` uses the
+        /// configuration's `deadline`.
+        public var deadline: Duration?
         /// Extra query parameters appended to the request, in order.
         public var queryParameters: [HTTPQueryItem]
         /// Extra headers added to the request.
@@ -25,8 +28,9 @@ extension PubNub {
         public init(
             transport: (any HTTPClient)? = nil, timeout: Duration? = nil, retryPolicy: RetryPolicy? = nil,
             queryParameters: [HTTPQueryItem] = [],
-            headers: HTTPHeaders = HTTPHeaders()
+            headers: HTTPHeaders = HTTPHeaders(), deadline: Duration? = nil
         ) {
+            self.deadline = deadline
             self.transport = transport
             self.timeout = timeout
             self.retryPolicy = retryPolicy

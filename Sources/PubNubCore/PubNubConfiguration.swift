@@ -46,6 +46,11 @@ public struct PubNubConfiguration: Sendable {
     public var middlewares: [any HTTPMiddleware]
     /// How long one request may take; `nil` leaves it to the transport's default.
     public var requestTimeout: Duration?
+    /// The longest one REST call may take, all attempts and retry waits included (measured on
+    /// ``clock``); `nil` for no overall bound. Default 60 s (``defaultDeadline``): a call with a
+    /// 2 s timeout and the default retry then fails within the deadline, not after every attempt.
+    /// The subscribe long-poll is not bound by it.
+    public var deadline: Duration? = PubNubConfiguration.defaultDeadline
     /// Where completion closures run; ``PubNub/CompletionContext/immediate`` by default.
     public var completionContext: PubNub.CompletionContext
     /// Asked for a token when none is set, and once more when the service says the token expired
@@ -59,6 +64,9 @@ public struct PubNubConfiguration: Sendable {
     /// filters in one call fail with `.invalidFilterExpression` and nothing is sent. No class
     /// schema is known to the client, so property names are not checked against declarations.
     public var validatesFiltersLocally: Bool
+
+    /// The overall deadline of a REST call when none is set: 60 seconds.
+    public static let defaultDeadline: Duration = .seconds(60)
 
     /// The retry policy used when none is given: exponential from 1 s, at most 3 retries.
     public static let defaultRetryPolicy = RetryPolicy.exponential(

@@ -90,7 +90,8 @@ package struct ServicePipeline: Sendable {
     }
 
     /// Sends `request` through `chain` and returns whatever the service answered, whatever its
-    /// status; only a failure to exchange it throws. For callers that read error answers
+    /// status; only a failure to exchange it throws. On the retrying chain the call's deadline
+    /// (per request, else the configuration's) bounds every attempt and wait together. For callers that read error answers
     /// themselves (a `Retry-After` on 429, a pub/sub error array).
     ///
     /// - Throws: ``PubNubError`` mapped from the transport or a middleware (see ``map(_:)``).
@@ -104,10 +105,16 @@ package struct ServicePipeline: Sendable {
             base = try transport.get()
         }
         var links = middlewares
+        var request = request
         if chain == .retrying {
             let policy = custom.retryPolicy ?? configuration.retryPolicy
+            let deadline = custom.deadline ?? configuration.deadline
             if policy.allowsRetry(0) {
-                links.insert(RetryMiddleware(policy: policy, clock: configuration.clock), at: 0)
+                links.insert(
+                    RetryMiddleware(policy: policy, clock: configuration.clock, deadline: deadline), at: 0)
+            } else if let deadline {
+                // One attempt: the deadline is its timeout when that is shorter.
+                request.timeout = min(request.timeout ?? deadline, deadline)
             }
         }
         let client: any HTTPClient = links.isEmpty ? base : MiddlewareClient(client: base, middlewares: links)

@@ -13,12 +13,18 @@ public import Foundation
 /// date) replaces the computed delay; one longer than ``RetryPolicy/maximumDelay`` ends the
 /// retries. Cancelling the task during a wait throws ``TransportError/Code-swift.struct/cancelled``.
 ///
+/// With a ``deadline``, the whole call (every attempt and every wait, measured on the injected
+/// clock) is bounded: each attempt's timeout is cut to the time left, and no retry is scheduled
+/// whose wait would end past the deadline (the last answer or error is returned instead).
+///
 /// ```swift
 /// let client = base.with([RetryMiddleware(policy: .linear(delay: .seconds(2), maximumRetries: 3))])
 /// ```
 public struct RetryMiddleware: HTTPMiddleware {
     /// The policy applied to every request.
     public let policy: RetryPolicy
+    /// The longest a call may take, attempts and waits included; `nil` for no overall bound.
+    public let deadline: Duration?
     private let clock: any Clock<Duration>
     private let unitRandom: @Sendable () -> Double
     private let now: @Sendable () -> Date
@@ -30,12 +36,14 @@ public struct RetryMiddleware: HTTPMiddleware {
     ///   - clock: the clock that waits between attempts.
     ///   - unitRandom: returns a number in `0..<1` choosing the jitter; inject a fixed source in tests.
     ///   - now: the wall-clock time, used to turn a `Retry-After` date into a delay.
+    ///   - deadline: the longest the whole call may take on `clock`; `nil` for no overall bound.
     public init(
         policy: RetryPolicy, clock: any Clock<Duration> = ContinuousClock(),
         unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, deadline: Duration? = nil
     ) {
         self.policy = policy
+        self.deadline = deadline
         self.clock = clock
         self.unitRandom = unitRandom
         self.now = now
@@ -46,10 +54,19 @@ public struct RetryMiddleware: HTTPMiddleware {
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         var retry = 0
+        let elapsed = clock.stopwatch()
         while true {
+            var attempt = request
+            if let deadline {
+                let remaining = deadline - elapsed()
+                guard remaining > .zero else {
+                    throw TransportError(code: .timedOut, message: "the call's deadline of \(deadline) passed")
+                }
+                attempt.timeout = min(request.timeout ?? remaining, remaining)
+            }
             let delay: Duration
             do {
-                let response = try await next(request)
+                let response = try await next(attempt)
                 guard request.mayRetry, policy.retryableStatuses.contains(response.status), policy.allowsRetry(retry)
                 else { return response }
                 if let asked = Self.retryAfter(response.headers["Retry-After"], now: now()) {
@@ -58,9 +75,11 @@ public struct RetryMiddleware: HTTPMiddleware {
                 } else {
                     delay = policy.delay(beforeRetry: retry, unitRandom: unitRandom())
                 }
+                if let deadline, elapsed() + delay >= deadline { return response }
             } catch let error as TransportError {
                 guard request.mayRetry, error.isRetryable, policy.allowsRetry(retry) else { throw error }
                 delay = policy.delay(beforeRetry: retry, unitRandom: unitRandom())
+                if let deadline, elapsed() + delay >= deadline { throw error }
             }
             do {
                 try await clock.sleep(for: delay)
@@ -84,6 +103,14 @@ public struct RetryMiddleware: HTTPMiddleware {
         guard let date = HTTPDate.parse(value) else { return nil }
         let interval = date.timeIntervalSince(now)
         return interval > 0 ? .milliseconds(Int64((interval * 1000).rounded(.up))) : .zero
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// A function returning the time passed on this clock since the call.
+    func stopwatch() -> () -> Duration {
+        let start = now
+        return { start.duration(to: self.now) }
     }
 }
 
