@@ -1,3 +1,4 @@
+import EmulatorHTTP
 public import Foundation
 
 extension Emulator {

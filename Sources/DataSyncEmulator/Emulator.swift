@@ -1,3 +1,4 @@
+public import EmulatorHTTP
 public import Foundation
 public import JSONCore
 
