@@ -59,7 +59,7 @@ public actor Emulator {
     /// (which also remove what expired), or directly when it is a manual clock.
     public nonisolated let clock: EmulatorClock
     /// The DataSync REST API.
-    let dataSync: DataSyncService
+    nonisolated let dataSync: DataSyncService
     /// Hands each request to the service that claims it.
     nonisolated let router: EmulatorRouter
     /// The HTTP server while ``start(host:port:requestLog:)`` is in effect.
