@@ -127,7 +127,12 @@ public actor Emulator {
     /// Moves the clock forward (or back, with a negative value) by `seconds`; objects past their
     /// expiry vanish at once.
     public func advanceTime(bySeconds seconds: Double) async {
-        clock.advance(by: .microseconds(Int64((seconds * 1_000_000).rounded())))
+        // Whole microseconds, as the emulator stores time; a non-finite step moves nothing and
+        // a huge one is clamped instead of trapping.
+        let micros = (seconds * 1_000_000).rounded()
+        if micros.isFinite {
+            clock.advance(by: .microseconds(Int64(max(-9.2e15, min(9.2e15, micros)))))
+        }
         await dataSync.sweepExpired()
     }
 

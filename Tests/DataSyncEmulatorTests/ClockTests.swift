@@ -159,6 +159,19 @@ struct ClockTests {
         #expect(instant.duration(to: instant.advanced(by: .milliseconds(1500))) == .milliseconds(1500))
     }
 
+    @Test("dates out of the 64-bit nanosecond range clamp instead of trapping")
+    func extremeDates() async throws {
+        #expect(EmulatorClock.Instant(.distantFuture).nanosecondsSince1970 == .max)
+        #expect(EmulatorClock.Instant(.distantPast).nanosecondsSince1970 == .min)
+        #expect(EmulatorClock.Instant(nanosecondsSince1970: .min).microsecondsSince1970 == .min / 1000 - 1)
+        let clock = EmulatorClock.manual(startingAt: .distantPast)
+        #expect(clock.timetoken(for: "demo") == 1)
+        let emulator = try Emulator(configuration: EmulatorConfiguration(clock: clock))
+        await emulator.advanceTime(bySeconds: .infinity)
+        await emulator.advanceTime(bySeconds: .nan)
+        #expect(clock.now.nanosecondsSince1970 == .min)
+    }
+
     @Test("the emulator's time controls move its injected clock")
     func emulatorMovesItsClock() async throws {
         let clock = EmulatorClock.manual(startingAt: startInstant)

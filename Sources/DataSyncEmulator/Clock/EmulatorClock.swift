@@ -45,10 +45,18 @@ public final class EmulatorClock: Clock, Sendable {
         }
 
         /// The instant of `date`, to the nanosecond (whole seconds and the fraction are converted
-        /// apart, so a date such as `1_788_766_495.265_625` keeps its exact fraction).
+        /// apart, so a date such as `1_788_766_495.265_625` keeps its exact fraction). Dates
+        /// beyond what 64-bit nanoseconds hold (about the years 1678 to 2262) are clamped to the
+        /// nearest end.
         public init(_ date: Date) {
-            let seconds = date.timeIntervalSince1970.rounded(.down)
-            let fraction = date.timeIntervalSince1970 - seconds
+            let interval = date.timeIntervalSince1970
+            let limit = Double(Int64.max / 1_000_000_000) - 1
+            guard interval.isFinite, abs(interval) < limit else {
+                nanosecondsSince1970 = interval.isNaN ? 0 : (interval > 0 ? .max : .min)
+                return
+            }
+            let seconds = interval.rounded(.down)
+            let fraction = interval - seconds
             nanosecondsSince1970 = Int64(seconds) * 1_000_000_000 + Int64((fraction * 1e9).rounded(.down))
         }
 
@@ -78,8 +86,10 @@ public final class EmulatorClock: Clock, Sendable {
             return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
         }
 
+        /// `value / divisor` rounded towards negative infinity (`divisor` > 0), without overflow.
         static func floorDiv(_ value: Int64, _ divisor: Int64) -> Int64 {
-            value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+            let quotient = value / divisor
+            return value % divisor < 0 ? quotient - 1 : quotient
         }
     }
 
