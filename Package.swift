@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "FilterExpression", targets: ["FilterExpression"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "Auth", targets: ["Auth"]),
+        .library(name: "EmulatorHTTP", targets: ["EmulatorHTTP"]),
         .library(name: "DataSyncEmulator", targets: ["DataSyncEmulator"]),
         .library(name: "DataSyncTestSupport", targets: ["DataSyncTestSupport"]),
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
@@ -33,8 +34,8 @@ let package = Package(
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(
-            name: "DataSyncEmulator", dependencies: ["JSONCore", "JSONPatch", "FilterExpression", "CZlib", "CEpoll"]),
+        .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
+        .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
@@ -55,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
-                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator",
+                "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "EmulatorHTTP",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
             ]
         ),
@@ -83,14 +84,15 @@ let package = Package(
                 "Auth",
                 "DataSyncEmulator",
             ]),
-        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
         .testTarget(
-            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
+            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
-            name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
+            name: "DataSyncEmulatorTests",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import EmulatorHTTP
 public import Foundation
 
 extension Emulator {
@@ -6,7 +7,8 @@ extension Emulator {
     /// `http://127.0.0.1:49152`. Calling it again while running returns the same URL.
     ///
     /// While serving, objects whose `expiresAt` passes on the emulator's clock are removed about
-    /// once a second even when no request arrives, so their delete changes reach the change feed.
+    /// once a second of that clock even when no request arrives, so their delete changes reach
+    /// the change feed (with a manual clock: whenever it is moved a second or more).
     ///
     /// - Parameter requestLog: called with one line per answered request
     ///   (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log.
@@ -35,13 +37,8 @@ extension Emulator {
             await server.stop()
             return running.url
         }
-        let sweeper = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                await self?.sweepExpired()
-            }
-        }
-        self.server = RunningServer(server: server, url: url, sweeper: sweeper)
+        self.server = RunningServer(server: server, url: url)
+        await dataSync.startSweeping()
         return url
     }
 
@@ -50,7 +47,7 @@ extension Emulator {
     public func stop() async {
         guard let running = server else { return }
         server = nil
-        running.sweeper.cancel()
+        await dataSync.stopSweeping()
         await running.server.stop()
     }
 
@@ -58,11 +55,10 @@ extension Emulator {
     public var baseURL: URL? { server?.url }
 }
 
-/// A started server, its base URL and its expiry sweeper.
+/// A started server and its base URL.
 struct RunningServer: Sendable {
     let server: HTTPServer
     let url: URL
-    let sweeper: Task<Void, Never>
 }
 
 /// Logs one line per request, then answers it from the wrapped handler.

@@ -1,4 +1,4 @@
-import DataSyncEmulator
+import EmulatorHTTP
 import Transport
 
 /// The two HTTP client backends side by side against the in-process emulator server: small GETs

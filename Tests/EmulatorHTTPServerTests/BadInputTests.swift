@@ -1,4 +1,4 @@
-import DataSyncEmulator
+import EmulatorHTTP
 import Testing
 
 @Suite("HTTP server: bad input is rejected, never crashes or wedges")

@@ -1,4 +1,4 @@
-import DataSyncEmulator
+import EmulatorHTTP
 import Foundation
 import JSONCore
 import Testing

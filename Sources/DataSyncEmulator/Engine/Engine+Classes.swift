@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import Foundation
 import JSONCore
 

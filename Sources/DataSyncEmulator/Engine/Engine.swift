@@ -1,26 +1,17 @@
+import EmulatorHTTP
 import Foundation
 import JSONCore
 
 /// The DataSync semantics: keysets, classes, objects, the change feed. Synchronous and confined
-/// to its owner (the ``Emulator`` actor), so every request is one atomic step.
+/// to its owner (the ``DataSyncService`` actor), so every request is one atomic step.
 final class Engine {
-    struct Clock {
-        /// When set the clock stands still at this instant (plus `offset`) until moved.
-        var frozenAt: Int64?
-        var offset: Int64 = 0
-
-        func now() -> Int64 {
-            let base = frozenAt ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded(.down))
-            return base + offset
-        }
-    }
-
     var keysets: [String: Keyset] = [:]
     /// Classes every new keyset starts with (the `--classes` file), in definition order.
     var classTemplate: [ClassDefinition] = []
     /// The last change-feed sequence number handed out.
     var revision: UInt64 = 0
-    var clock: Clock
+    /// The emulator's clock, shared with every other service.
+    let clock: EmulatorClock
     var feed = ChangeFeed()
     let filterFastConditionLimit: Int
     /// Signs list cursors.
@@ -28,14 +19,15 @@ final class Engine {
     /// Set by every committed change; the owner persists and clears it.
     var dirty = false
 
-    init(filterFastConditionLimit: Int, clock: Clock) {
+    init(filterFastConditionLimit: Int, clock: EmulatorClock) {
         self.filterFastConditionLimit = filterFastConditionLimit
         self.clock = clock
         var generator = SystemRandomNumberGenerator()
         cursorKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    func now() -> Int64 { clock.now() }
+    /// The current time in whole microseconds since the Unix epoch.
+    func now() -> Int64 { clock.now.microsecondsSince1970 }
 
     /// The keyset of `subscribeKey`, created with the built-ins and the class template on first use.
     func keyset(_ subscribeKey: String) -> Keyset {

@@ -107,7 +107,7 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "DataSyncEmulator.HTTPServer"
+        thread.name = "EmulatorHTTP.HTTPServer"
         thread.start()
     }
 

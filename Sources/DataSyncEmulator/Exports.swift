@@ -1,0 +1,9 @@
+// The emulator's public API speaks in the HTTP server's request and response types:
+// `Emulator.respond(to:)` takes a `ServerRequest` and returns a `ServerResponse`, `Emulator.handler`
+// is a `ServerHandler`, and `EmulatorService` is written in both. Re-exporting exactly these three
+// (by name, not the whole module) lets `import DataSyncEmulator` keep compiling for everyone who
+// answers requests in process, while the server itself (`HTTPServer`, `HTTPTestingHandler`, fault
+// injection) stays behind an explicit `import EmulatorHTTP` for the code that really hosts one.
+@_exported public import protocol EmulatorHTTP.ServerHandler
+@_exported public import struct EmulatorHTTP.ServerRequest
+@_exported public import struct EmulatorHTTP.ServerResponse

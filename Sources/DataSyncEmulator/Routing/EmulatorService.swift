@@ -1,0 +1,39 @@
+public import EmulatorHTTP
+
+/// One part of the emulator's API, owning its own state: the DataSync REST API today; publish
+/// and subscribe, presence and access control next to it later.
+///
+/// An ``EmulatorRouter`` asks its services, in order, whether they ``claims(_:)`` a request and
+/// hands the request to the first that does. A conforming type must guarantee:
+///
+/// - ``claims(_:)`` is quick, synchronous and has no side effects: it runs for every request,
+///   before any service is awaited. Claim by path prefix (`/v1/datasync/`, `/v2/subscribe/`) or any
+///   other test on the raw request.
+/// - ``respond(to:)`` may suspend for as long as the protocol it emulates says (a subscribe
+///   long-poll waits minutes for a message), but it waits on its *own* state (an actor of its own,
+///   a continuation, a sleep on the ``EmulatorClock``), never while holding another service's
+///   actor, so one held request never delays any other request.
+/// - When the task running ``respond(to:)`` is cancelled (the client disconnected, or the server is
+///   stopping), it returns promptly; what it returns then is discarded. Sleeping on the
+///   ``EmulatorClock`` or `Task.sleep` throws on cancellation, which is usually all it takes.
+///
+/// A minimal service:
+///
+/// ```swift
+/// struct TimeService: EmulatorService {
+///     let clock: EmulatorClock
+///     func claims(_ request: ServerRequest) -> Bool { request.rawPath == "/time/0" }
+///     func respond(to request: ServerRequest) async -> ServerResponse {
+///         ServerResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")],
+///                        body: Array("[\(clock.timetoken(for: ""))]".utf8))
+///     }
+/// }
+/// ```
+public protocol EmulatorService: Sendable {
+    /// Whether this service answers `request` (quick, synchronous, no side effects).
+    func claims(_ request: ServerRequest) -> Bool
+
+    /// Answers a request this service claimed. May suspend; must return promptly once its task
+    /// is cancelled.
+    func respond(to request: ServerRequest) async -> ServerResponse
+}

@@ -1,0 +1,190 @@
+import EmulatorHTTP
+import Foundation
+import JSONCore
+import Testing
+
+@testable import DataSyncEmulator
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A stand-in for a long-poll service: claims `/v2/subscribe/…` and holds every request on the
+/// emulator clock (280 s, which a test never lets pass) until its task is cancelled.
+private struct HoldingService: EmulatorService {
+    enum Event: Sendable, Equatable {
+        case started
+        case cancelled
+        case timedOut
+    }
+
+    let clock: EmulatorClock
+    let events: AsyncStream<Event>.Continuation
+
+    func claims(_ request: ServerRequest) -> Bool { request.rawPath.hasPrefix("/v2/subscribe/") }
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        events.yield(.started)
+        do {
+            try await clock.sleep(for: .seconds(280))
+            events.yield(.timedOut)
+            return ServerResponse(status: 200, body: Array(#"{"t":{"t":"0","r":1},"m":[]}"#.utf8))
+        } catch {
+            events.yield(.cancelled)
+            return ServerResponse(status: 503)
+        }
+    }
+}
+
+/// Answers everything it claims with a fixed status, to check which service the router picks.
+private struct FixedService: EmulatorService {
+    let prefix: String
+    let status: Int
+    func claims(_ request: ServerRequest) -> Bool { request.rawPath.hasPrefix(prefix) }
+    func respond(to request: ServerRequest) async -> ServerResponse { ServerResponse(status: status) }
+}
+
+/// A client connection that sends one request and then stays open, answered or not, until closed.
+private final class HeldConnection: Sendable {
+    let fd: Int32
+
+    private init(fd: Int32) { self.fd = fd }
+
+    /// Connects to loopback `port` and sends `request`, on a thread of its own.
+    static func open(port: UInt16, _ request: String) async throws -> HeldConnection {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try connectAndSend(port: port, request) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func connectAndSend(port: UInt16, _ request: String) throws -> HeldConnection {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw SocketError(message: "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw SocketError(message: "connect failed")
+        }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                close(fd)
+                throw SocketError(message: "send failed")
+            }
+            sent += count
+        }
+        return HeldConnection(fd: fd)
+    }
+
+    /// Closes the connection, as a client that gives up on a long-poll does.
+    func disconnect() {
+        close(fd)
+    }
+}
+
+@Suite("Router over services", .timeLimit(.minutes(1)))
+struct RouterTests {
+    private static let createAlice = ServerRequest(
+        method: "POST", target: "/v1/datasync/subkeys/demo/users",
+        headers: [(name: "Content-Type", value: "application/vnd.pubnub.objects.user+json;version=1")],
+        body: Array(#"{"data":{"id":"alice","entityClassVersion":1}}"#.utf8))
+
+    @Test("a request held by one service does not block a DataSync request; cancelling it ends the wait")
+    func heldRequestDoesNotBlockDataSync() async throws {
+        let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: startInstant))
+        let (events, sink) = AsyncStream<HoldingService.Event>.makeStream()
+        let router = EmulatorRouter(services: [HoldingService(clock: emulator.clock, events: sink), emulator.dataSync])
+        var observed = events.makeAsyncIterator()
+
+        let held = Task { await router.handle(ServerRequest(method: "GET", target: "/v2/subscribe/demo/ch/0?tt=1")) }
+        #expect(await observed.next() == .started)
+
+        let created = await router.handle(Self.createAlice)
+        #expect(created.status == 201)
+        let read = await router.handle(ServerRequest(method: "GET", target: "/v1/datasync/subkeys/demo/users/alice"))
+        #expect(read.status == 200)
+        // Still waiting on the clock: the DataSync requests went past it.
+        #expect(emulator.clock.sleeperCount == 1)
+
+        held.cancel()
+        #expect(await observed.next() == .cancelled)
+        #expect(await held.value.status == 503)
+        #expect(emulator.clock.sleeperCount == 0)
+    }
+
+    @Test("over HTTP, a client disconnecting from a held request cancels the service's wait")
+    func disconnectCancelsTheServiceWait() async throws {
+        let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: startInstant))
+        let (events, sink) = AsyncStream<HoldingService.Event>.makeStream()
+        let router = EmulatorRouter(services: [HoldingService(clock: emulator.clock, events: sink), emulator.dataSync])
+        let server = HTTPServer(handler: router)
+        try await server.start()
+        let port = try #require(server.port)
+        var observed = events.makeAsyncIterator()
+
+        let connection = try await HeldConnection.open(
+            port: port, "GET /v2/subscribe/demo/ch/0?tt=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(await observed.next() == .started)
+
+        let body = #"{"data":{"id":"alice","entityClassVersion":1}}"#
+        let created = try await exchange(
+            port: port,
+            "POST /v1/datasync/subkeys/demo/users HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/vnd.pubnub.objects.user+json;version=1\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        #expect(created.status == 201)
+        #expect(emulator.clock.sleeperCount == 1)
+
+        connection.disconnect()
+        #expect(await observed.next() == .cancelled)
+        #expect(emulator.clock.sleeperCount == 0)
+        await server.stop()
+        #expect(server.statistics.handlersCancelled == 1)
+    }
+
+    @Test("a path no service claims is a 404 in the error envelope")
+    func unclaimedPathIsNotFound() async throws {
+        let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: startInstant))
+        let response = await emulator.respond(to: ServerRequest(method: "GET", target: "/v2/subscribe/demo/ch/0?tt=0"))
+        #expect(response.status == 404)
+        #expect(response.headers.contains { $0.name == "Content-Type" && $0.value == "application/json" })
+        let json = try JSONValue(parsing: response.body)
+        #expect(json["errors"]?[0]?["errorCode"] == "DS-0100")
+        #expect(json["errors"]?[0]?["message"] == "no such resource: /v2/subscribe/demo/ch/0")
+        // A path under the DataSync prefix is DataSync's to refuse, with the same envelope.
+        let inside = await emulator.respond(to: ServerRequest(method: "GET", target: "/v1/datasync/nowhere"))
+        #expect(inside.status == 404)
+        #expect(try JSONValue(parsing: inside.body)["errors"]?[0]?["errorCode"] == "DS-0100")
+    }
+
+    @Test("the first service that claims a request answers it")
+    func firstClaimWins() async {
+        let router = EmulatorRouter(services: [
+            FixedService(prefix: "/a/", status: 201), FixedService(prefix: "/a/b/", status: 202),
+            FixedService(prefix: "/", status: 203),
+        ])
+        #expect(await router.handle(ServerRequest(method: "GET", target: "/a/b/c")).status == 201)
+        #expect(await router.handle(ServerRequest(method: "GET", target: "/x?a=/a/")).status == 203)
+        #expect(router.service(for: ServerRequest(method: "GET", target: "/a/")) is FixedService)
+        #expect(EmulatorRouter(services: []).service(for: ServerRequest(method: "GET", target: "/")) == nil)
+    }
+}
