@@ -23,8 +23,24 @@ public enum FuzzDriver {
                     return 0
                 })
         #else
+            let arguments = CommandLine.arguments.dropFirst()
+            if arguments.contains("-h") || arguments.contains("--help") || arguments.contains("-help=1") {
+                let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "fuzz-harness"
+                print(
+                    """
+                    usage: \(name) FILE|FOLDER...
+
+                    Replays each input file (a folder stands for the files in it) through the harness once
+                    and reports whether an invariant broke (the process aborts if one does).
+                      FILE|FOLDER   a crash input or a corpus folder to replay
+                      -h, --help    print this help and exit
+
+                    To fuzz instead of replay, build with libFuzzer: Scripts/fuzz.sh <area> <seconds>
+                    """)
+                exit(0)
+            }
             var replayed = 0
-            for file in corpusFiles(CommandLine.arguments.dropFirst()) {
+            for file in corpusFiles(arguments) {
                 guard let data = FileManager.default.contents(atPath: file) else {
                     print("cannot read \(file)")
                     continue

@@ -22,6 +22,7 @@ struct Options {
     var subscribeKey = "demo"
     var token: String?
     var insecure = false
+    var showHelp = false
 
     static func parse(_ arguments: [String]) -> Result<Options, QuickstartFailure> {
         var options = Options()
@@ -40,7 +41,7 @@ struct Options {
             case "--insecure-http":
                 options.insecure = true
             case "-h", "--help":
-                return .failure(QuickstartFailure(Options.usage))
+                options.showHelp = true
             default:
                 return .failure(QuickstartFailure("unknown argument \(argument)\n\(Options.usage)"))
             }
@@ -51,7 +52,19 @@ struct Options {
 
     static let usage = """
         usage: datasync-quickstart [--origin HOST[:PORT] --subscribe-key KEY [--token TOKEN] [--insecure-http]]
-          without --origin the story runs against an in-process emulator on 127.0.0.1
+
+        Runs a guided DataSync story (users, channels, memberships, filtered lists, patches, eTags)
+        over real HTTP. Without --origin it starts an emulator in this process on 127.0.0.1.
+
+          --origin HOST[:PORT]   run against this service instead of the in-process emulator
+          --subscribe-key KEY    the subscribe key to use (default: demo)
+          --token TOKEN          the Access Manager token to send (never printed)
+          --insecure-http        plain HTTP to --origin, e.g. a standalone datasync-emulator
+          -h, --help             print this help and exit
+
+        Against a standalone emulator:
+          swift run datasync-emulator --port 8090 &
+          swift run datasync-quickstart --origin 127.0.0.1:8090 --insecure-http
         """
 }
 
@@ -165,6 +178,10 @@ func main() async -> Int32 {
         print(failure)
         return 2
     }
+    if options.showHelp {
+        print(Options.usage)
+        return 0
+    }
 
     var emulator: Emulator?
     let origin: String
@@ -195,6 +212,15 @@ func main() async -> Int32 {
     do {
         try await runStory(pubnub)
         print("\n✔ Quickstart finished: every step behaved as documented.")
+        print(
+            """
+
+            Next steps:
+              • run the emulator on its own:  swift run datasync-emulator --port 8090
+                and this story against it:    swift run datasync-quickstart --origin 127.0.0.1:8090 --insecure-http
+              • the DataSync guide:           Documentation/DataSyncGuide.md
+              • the emulator's routes:        Documentation/Emulator.md
+            """)
     } catch {
         print("\n✘ Quickstart stopped: \(error)")
         status = 1
