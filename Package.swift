@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
         .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
+        .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -43,11 +44,14 @@ let package = Package(
         .target(
             name: "DataSync",
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
+        // Message encryption (PubNub's crypto module): libcrypto at run time, CommonCrypto on Apple.
+        .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
         .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
