@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
+                "PubNubCrypto",
             ]
         ),
 
@@ -95,6 +96,7 @@ let package = Package(
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
