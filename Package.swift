@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
         .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
+        .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -44,11 +45,14 @@ let package = Package(
         .target(
             name: "DataSync",
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
+        // Message encryption (PubNub's crypto module): libcrypto at run time, CommonCrypto on Apple.
+        .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
         .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
@@ -58,6 +62,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "EmulatorHTTP",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
+                "PubNubCrypto",
             ]
         ),
 
@@ -93,6 +98,7 @@ let package = Package(
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

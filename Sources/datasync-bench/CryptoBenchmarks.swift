@@ -1,0 +1,83 @@
+import Foundation
+import PubNubCrypto
+
+/// Message encryption: what the crypto module adds (key schedule, random IV, header, copies) on
+/// top of the platform's AES-256-CBC alone, on the same 1 MiB buffer.
+enum CryptoBenchmarks {
+    static func run() async throws -> [BenchRow] {
+        let size = 1 << 20
+        let megabytes = Double(size) / 1_000_000
+        let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        let module = try CryptoModule.aesCbcCryptoModule(cipherKey: "benchmark key")
+        let legacy = try CryptoModule.legacyCryptoModule(cipherKey: "benchmark key")
+        let key = try CryptoPrimitives.sha256(Array("benchmark key".utf8))
+        let iv = try CryptoPrimitives.randomBytes(CryptoPrimitives.blockSize)
+        var output = [UInt8](repeating: 0, count: size + 2 * CryptoPrimitives.blockSize)
+        var rows: [BenchRow] = []
+
+        // Baseline: one EVP (or CommonCrypto) call into a buffer allocated once.
+        let rawEncrypt = try Bench.throughput {
+            let written = try plaintext.withUnsafeBytes { input in
+                try output.withUnsafeMutableBytes { buffer in
+                    try CryptoPrimitives.aes256CBC(encrypting: true, key: key, iv: iv, input: input, output: buffer)
+                }
+            }
+            precondition(written == size + CryptoPrimitives.blockSize)
+        }
+        let encrypt = try Bench.throughput { _ = try module.encrypt(plaintext) }
+        rows.append(
+            BenchRow(
+                scenario: "encrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: encrypt * megabytes,
+                baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
+
+        let legacyEncrypt = try Bench.throughput { _ = try legacy.encrypt(plaintext) }
+        rows.append(
+            BenchRow(
+                scenario: "encrypt 1 MiB, legacy cryptor (random IV)", unit: "MB/s", ours: legacyEncrypt * megabytes,
+                baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
+
+        let sealed = try module.encrypt(plaintext)
+        let ciphertext = Array(sealed[26...])
+        let sealedIV = Array(sealed[10..<26])
+        let rawDecrypt = try Bench.throughput {
+            let written = try ciphertext.withUnsafeBytes { input in
+                try output.withUnsafeMutableBytes { buffer in
+                    try CryptoPrimitives.aes256CBC(
+                        encrypting: false, key: key, iv: sealedIV, input: input, output: buffer)
+                }
+            }
+            precondition(written == size)
+        }
+        let decrypt = try Bench.throughput { _ = try module.decrypt(sealed) }
+        rows.append(
+            BenchRow(
+                scenario: "decrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: decrypt * megabytes,
+                baselineName: "raw AES-256-CBC primitive", baseline: rawDecrypt * megabytes))
+
+        let wire = try module.encryptBase64(plaintext)
+        let roundTrip = try Bench.throughput { _ = try module.decryptBase64(module.encryptBase64(plaintext)) }
+        rows.append(
+            BenchRow(
+                scenario: "base64 wire round trip 1 MiB (encrypt+decrypt)", unit: "MB/s", ours: roundTrip * megabytes,
+                baselineName: "raw encrypt+decrypt", baseline: 1 / (1 / rawEncrypt + 1 / rawDecrypt) * megabytes))
+        let decoded = try module.decryptBase64(wire)
+        precondition(decoded == plaintext)
+
+        // The module's own strict base64 (the same on every platform) against Foundation's.
+        let data = Data(sealed)
+        let text = Base64.encode(sealed)
+        let encode = Bench.throughput { _ = Base64.encode(sealed) }
+        let foundationEncode = Bench.throughput { _ = data.base64EncodedString() }
+        rows.append(
+            BenchRow(
+                scenario: "base64 encode 1 MiB", unit: "MB/s", ours: encode * megabytes,
+                baselineName: "Foundation base64EncodedString", baseline: foundationEncode * megabytes))
+        let decode = Bench.throughput { _ = Base64.decode(text) }
+        let foundationDecode = Bench.throughput { _ = Data(base64Encoded: text) }
+        rows.append(
+            BenchRow(
+                scenario: "base64 decode 1 MiB (strict)", unit: "MB/s", ours: decode * megabytes,
+                baselineName: "Foundation Data(base64Encoded:)", baseline: foundationDecode * megabytes))
+        return rows
+    }
+}
