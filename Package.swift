@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
-        .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport"]),
+        .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
         .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth"]),
@@ -94,7 +94,9 @@ let package = Package(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
-        .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncTestSupportTests",
+            dependencies: ["DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),

@@ -34,41 +34,28 @@ enum Fixtures {
         return (pubnub(subscribeKey: subscribeKey, transport: recorder, authToken: authToken), recorder)
     }
 
-    static let timestamp = "2026-09-07T07:34:55.265874Z"
+    static let timestamp = DataSyncWireFixtures.timestamp
+    private static let expiry: [String: JSONValue] = ["expiresAt": "2026-10-08T00:00:00Z"]
 
     static func object(_ fields: [String: JSONValue]) -> JSONValue {
-        var base: [String: JSONValue] = [
-            "createdAt": .string(timestamp), "updatedAt": .string(timestamp), "eTag": "e1",
-            "expiresAt": "2026-10-08T00:00:00Z",
-        ]
-        base.merge(fields) { _, new in new }
-        return .object(base)
+        DataSyncWireFixtures.object(fields, extra: expiry)
     }
 
-    static func user(_ id: String) -> JSONValue {
-        object(["id": .string(id), "entityClass": "User", "entityClassVersion": 1, "entityClassLevel": "Global"])
-    }
+    static func user(_ id: String) -> JSONValue { DataSyncWireFixtures.user(id: id, extra: expiry) }
 
-    static func channel(_ id: String) -> JSONValue {
-        object(["id": .string(id), "entityClass": "Channel", "entityClassVersion": 1, "entityClassLevel": "Global"])
-    }
+    static func channel(_ id: String) -> JSONValue { DataSyncWireFixtures.channel(id: id, extra: expiry) }
 
     static func entity(_ id: String) -> JSONValue {
-        object(["id": .string(id), "entityClass": "Product", "entityClassVersion": 2, "entityClassLevel": "SubKey"])
+        DataSyncWireFixtures.entity(id: id, className: "Product", classVersion: 2, extra: expiry)
     }
 
     static func membership(_ id: String) -> JSONValue {
-        object([
-            "id": .string(id), "relationshipClass": "Membership", "relationshipClassVersion": 1, "channelId": "ch-1",
-            "userId": "u-1",
-        ])
+        DataSyncWireFixtures.membership(id: id, channelId: "ch-1", userId: "u-1", extra: expiry)
     }
 
     static func relationship(_ id: String) -> JSONValue {
-        object([
-            "id": .string(id), "relationshipClass": "RequestedBy", "relationshipClassVersion": 1,
-            "entityAId": "quote-1", "entityBId": "customer-7",
-        ])
+        DataSyncWireFixtures.relationship(
+            id: id, className: "RequestedBy", entityAId: "quote-1", entityBId: "customer-7", extra: expiry)
     }
 
     /// `{"data": value}` as text.
