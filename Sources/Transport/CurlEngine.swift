@@ -415,7 +415,11 @@ final class CurlEngine: @unchecked Sendable {
             return failure(.tooLarge)
         case CCURLE_WRITE_ERROR where exceededLimit:
             return failure(.tooLarge, "the response body exceeds the configured limit")
-        case CCURLE_URL_MALFORMAT, CCURLE_UNSUPPORTED_PROTOCOL:
+        case CCURLE_UNSUPPORTED_PROTOCOL:
+            // The scheme was checked before sending (`validateForSending`), so this is libcurl
+            // refusing a reply that is not HTTP ("Received HTTP/0.9 when not allowed").
+            return failure(.invalidResponse)
+        case CCURLE_URL_MALFORMAT:
             return failure(.invalidRequest)
         default:
             return failure(.other)

@@ -150,33 +150,66 @@ public final class URLSessionHTTPClient: HTTPClient {
         guard let urlError = error as? URLError else {
             return TransportError(code: .other, message: String(describing: error), underlying: error)
         }
-        let message = "URLSession error \(urlError.code.rawValue): \(urlError.localizedDescription)"
+        let description = urlError.localizedDescription
+        let message = "URLSession error \(urlError.code.rawValue): \(description)"
+        // The original's user info names the failing URL, query and token included: keep only the
+        // code and the description as the cause.
+        let cause = URLError(urlError.code, userInfo: [NSLocalizedDescriptionKey: description])
+        func failure(_ code: TransportError.Code, retryable: Bool? = nil) -> TransportError {
+            TransportError(code: code, message: message, isRetryable: retryable, underlying: cause)
+        }
         switch urlError.code {
         case .timedOut:
-            return TransportError(code: .timedOut, message: message, underlying: urlError)
+            return failure(.timedOut)
         case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed,
             .callIsActive:
-            return TransportError(code: .cannotConnect, message: message, underlying: urlError)
+            return failure(.cannotConnect)
         case .cannotFindHost, .dnsLookupFailed:
-            return TransportError(code: .cannotResolveHost, message: message, underlying: urlError)
+            return failure(.cannotResolveHost)
         case .networkConnectionLost:
-            return TransportError(code: .connectionLost, message: message, underlying: urlError)
+            return failure(.connectionLost)
         case .cancelled:
-            return TransportError(code: .cancelled, message: message, isRetryable: false, underlying: urlError)
+            return failure(.cancelled, retryable: false)
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
-            return TransportError(code: .tls, message: message, underlying: urlError)
+            return failure(.tls)
+        case .badServerResponse where description.lowercased().contains("empty reply"):
+            // Foundation on Linux says this when the server closed without answering: libcurl's
+            // "got nothing", a lost connection.
+            return failure(.connectionLost)
         case .badServerResponse, .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse,
             .zeroByteResource:
-            return TransportError(code: .invalidResponse, message: message, underlying: urlError)
+            return failure(.invalidResponse)
         case .dataLengthExceedsMaximum:
-            return TransportError(code: .tooLarge, message: message, underlying: urlError)
+            return failure(.tooLarge)
         case .badURL, .unsupportedURL:
-            return TransportError(code: .invalidRequest, message: message, underlying: urlError)
+            // Foundation on Linux passes on libcurl's "unsupported protocol" for a reply that is not
+            // HTTP; the request itself was validated before it was sent.
+            return failure(Self.classifyUnknown(description) == .invalidResponse ? .invalidResponse : .invalidRequest)
+        case .unknown:
+            return failure(Self.classifyUnknown(description))
         default:
-            return TransportError(code: .other, message: message, underlying: urlError)
+            return failure(.other)
         }
+    }
+
+    /// Foundation on Linux runs on libcurl and reports many failures as `unknown` with libcurl's
+    /// text; read the text so both backends classify the same failure the same way.
+    static func classifyUnknown(_ description: String) -> TransportError.Code {
+        let text = description.lowercased()
+        func mentions(_ words: String...) -> Bool { words.contains { text.contains($0) } }
+        if mentions("ssl", "tls", "certificate") { return .tls }
+        if mentions("transfer closed", "connection reset", "recv failure", "send failure", "empty reply") {
+            return .connectionLost
+        }
+        if mentions("http/0.9", "weird server reply", "unsupported protocol", "invalid http") {
+            return .invalidResponse
+        }
+        if mentions("timed out", "timeout") { return .timedOut }
+        if mentions("couldn't connect", "could not connect", "connection refused") { return .cannotConnect }
+        if mentions("resolve") { return .cannotResolveHost }
+        return .other
     }
 }
 
