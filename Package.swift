@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DataSyncModels", targets: ["DataSyncModels"]),
         .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
+        .library(name: "Realtime", targets: ["Realtime"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -43,6 +44,8 @@ let package = Package(
         .target(
             name: "DataSync",
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
+        // The subscribe loop, subscriptions, listeners and presence heartbeats (Documentation/Realtime.md).
+        .target(name: "Realtime", dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -88,6 +91,9 @@ let package = Package(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "DataSyncEmulator", "JSONCore"]),
         .testTarget(
             name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
+        .testTarget(
+            name: "RealtimeTests",
+            dependencies: ["Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth"]),
         .testTarget(name: "DataSyncTestSupportTests", dependencies: ["DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests", dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport"]),
