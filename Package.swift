@@ -69,6 +69,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
