@@ -260,4 +260,35 @@ struct SubscribeLoopTests {
         #expect(service.subscribeRequests[3].queryValue("tt") == "100")
         #expect(service.subscribeRequests[3].queryValue("tr") == "5")
     }
+
+    @Test("unsubscribing during the reconnection delay cancels the timer; nothing more is sent")
+    func unsubscribeDuringBackoff() async {
+        let service = FakeService()
+        let clock = ManualClock()
+        let pubnub = makeClient(service, clock: clock) { $0.suppressLeaveEvents = true }
+        service.push(.failure(TransportError(code: .cannotConnect, message: "down")))
+        pubnub.subscribe(to: ["a"])
+        await clock.waitForSleepers(1)
+        pubnub.unsubscribeAll()
+        #expect(await eventually { clock.sleeperCount == 0 })
+        clock.advance(by: .seconds(60))
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(service.subscribeRequests.count == 1)
+    }
+
+    @Test("a channel change during the reconnection delay is used by the next handshake")
+    func channelChangeDuringReconnect() async {
+        let service = FakeService()
+        let clock = ManualClock()
+        let pubnub = makeClient(service, clock: clock)
+        service.push(.failure(TransportError(code: .cannotConnect, message: "down")))
+        pubnub.subscribe(to: ["a"])
+        await clock.waitForSleepers(1)
+        pubnub.subscribe(to: ["b"])
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(service.subscribeRequests.count == 1, "the delay is not skipped")
+        clock.advance(by: .seconds(2))
+        #expect(await service.waitForSubscribes(2))
+        #expect(service.subscribeRequests[1].path == "/v2/subscribe/demo/a,b/0")
+    }
 }
