@@ -59,7 +59,7 @@ extension PubNub {
     }
 
     /// The messages, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func messages(
         bufferingPolicy: AsyncStream<PubNubMessage>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubMessage> {
@@ -67,7 +67,7 @@ extension PubNub {
     }
 
     /// The signals, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func signals(
         bufferingPolicy: AsyncStream<PubNubSignal>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubSignal> {
@@ -75,7 +75,7 @@ extension PubNub {
     }
 
     /// The presence events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func presenceEvents(
         bufferingPolicy: AsyncStream<PubNubPresenceEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubPresenceEvent> {
@@ -83,7 +83,7 @@ extension PubNub {
     }
 
     /// The message action events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func messageActions(
         bufferingPolicy: AsyncStream<PubNubMessageActionEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubMessageActionEvent> {
@@ -91,7 +91,7 @@ extension PubNub {
     }
 
     /// The file events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func fileEvents(
         bufferingPolicy: AsyncStream<PubNubFileEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubFileEvent> {
@@ -99,7 +99,7 @@ extension PubNub {
     }
 
     /// The App Context events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func appContextEvents(
         bufferingPolicy: AsyncStream<PubNubAppContextEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubAppContextEvent> {
@@ -107,7 +107,7 @@ extension PubNub {
     }
 
     /// The DataSync events (raw for now), as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func dataSyncEvents(
         bufferingPolicy: AsyncStream<PubNubRawEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubRawEvent> {
@@ -115,7 +115,7 @@ extension PubNub {
     }
 
     /// Every event, all kinds together, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Every event of the client, whatever subscribed to it.
+    /// It sees every event the client receives, whichever API subscribed to it.
     public func events(
         bufferingPolicy: AsyncStream<PubNubEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubEvent> {
