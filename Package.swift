@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
         .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
+        .library(name: "Realtime", targets: ["Realtime"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -47,6 +48,8 @@ let package = Package(
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
         // Message encryption (PubNub's crypto module): libcrypto at run time, CommonCrypto on Apple.
         .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
+        // The subscribe loop, subscriptions, listeners and presence heartbeats (Documentation/Realtime.md).
+        .target(name: "Realtime", dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -72,6 +75,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -94,6 +98,9 @@ let package = Package(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
+        .testTarget(
+            name: "RealtimeTests",
+            dependencies: ["Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth"]),
         .testTarget(
             name: "DataSyncTestSupportTests",
             dependencies: ["DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore"]),

@@ -70,7 +70,8 @@ public final class PubNub: Sendable {
         components.shutDownAll()
     }
 
-    /// Replaces the Access Manager token; every later request carries the new one.
+    /// Replaces the Access Manager token; every later request carries the new one, and a subscribe
+    /// loop stopped by an access denial resumes with it.
     ///
     /// Safe to call from any thread, at any time, including while requests are in flight.
     ///
@@ -79,5 +80,6 @@ public final class PubNub: Sendable {
     /// ```
     public func set(token: String) {
         tokenStore.set(token: token)
+        components.notifyTokenChanged()
     }
 }

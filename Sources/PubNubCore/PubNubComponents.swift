@@ -10,6 +10,15 @@ package protocol PubNubComponent: AnyObject, Sendable {
     /// Stops all background work now: cancel tasks, finish streams. Called synchronously (from
     /// `deinit` among others), so it must neither block nor wait for the work to end.
     func shutDown()
+
+    /// Called after ``PubNub/set(token:)`` replaced the token, so a component stopped by an access
+    /// denial can try again. Must neither block nor wait. Does nothing by default.
+    func tokenDidChange()
+}
+
+extension PubNubComponent {
+    /// Does nothing.
+    package func tokenDidChange() {}
 }
 
 /// The components of one client, at most one of each type, made on first use.
@@ -42,6 +51,12 @@ package final class PubNubComponents: Sendable {
 
     /// Whether ``shutDownAll()`` has run.
     package var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
+    /// Tells every component that the token changed.
+    package func notifyTokenChanged() {
+        let components = state.withLock { Array($0.components.values) }
+        for component in components { component.tokenDidChange() }
+    }
 
     /// Shuts every component down once and forgets them.
     package func shutDownAll() {

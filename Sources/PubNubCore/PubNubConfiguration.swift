@@ -68,6 +68,50 @@ public struct PubNubConfiguration: Sendable {
     /// The overall deadline of a REST call when none is set: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)
 
+    // MARK: Real-time settings (read by the `Realtime` module's subscribe loop)
+    //
+    // Settable properties with defaults rather than initializer parameters, so the initializer
+    // above stays source-compatible and REST-only apps never see them.
+
+    /// How the subscribe loop reconnects after a network error, a timeout, a 429 or a 5xx: by
+    /// default ``SubscribeReconnectionPolicy/default`` (exponential from 2 s to 150 s with up to
+    /// 1 s of jitter, attempts unlimited). Separate from ``retryPolicy``, which only REST calls use.
+    public var subscribeReconnectionPolicy: SubscribeReconnectionPolicy = .default
+    /// Whether a reconnected subscribe loop catches up on what it missed, by resuming from the
+    /// last timetoken it received (`true` by default). When `false`, a reconnect starts from now.
+    public var restore: Bool = true
+    /// How long the service keeps this user present on a channel without a subscribe request or a
+    /// heartbeat, sent as `heartbeat`; 300 s by default, at least 20 s.
+    public var presenceTimeout: Duration = .seconds(300)
+    /// How often presence heartbeats are sent while subscribed; `nil` (the default) derives it from
+    /// ``presenceTimeout`` as `presenceTimeout / 2 − 1 s` (149 s for 300 s), and `.zero` turns
+    /// separate heartbeats off (subscribe requests still keep the user present).
+    public var heartbeatInterval: Duration?
+    /// When `true`, unsubscribing sends no `leave` and others see a `timeout` later instead.
+    public var suppressLeaveEvents: Bool = false
+    /// A message filter the service applies to subscribe answers, sent as `filter-expr`
+    /// (for example `uuid != 'me'`); `nil` for none.
+    public var filterExpression: String?
+    /// Whether the presence state given to `subscribe(…clientState:)` is kept and sent again with
+    /// every handshake and heartbeat (`true` by default).
+    public var maintainPresenceState: Bool = true
+    /// The number of messages in one subscribe answer at or above which a
+    /// `requestMessageCountExceeded` status is reported (100 by default; 0 never reports).
+    public var requestMessageCountThreshold: Int = 100
+    /// How long one subscribe long-poll may take before it counts as timed out: 310 s by default,
+    /// longer than the service's hold of about 280 s.
+    public var subscribeTimeout: Duration = .seconds(310)
+
+    /// The heartbeat interval in force: ``heartbeatInterval`` or the one derived from
+    /// ``presenceTimeout``; `.zero` when heartbeats are off.
+    public var effectiveHeartbeatInterval: Duration {
+        if let heartbeatInterval { return max(.zero, heartbeatInterval) }
+        return max(.seconds(1), effectivePresenceTimeout / 2 - .seconds(1))
+    }
+
+    /// ``presenceTimeout`` raised to the service's minimum of 20 s.
+    public var effectivePresenceTimeout: Duration { max(.seconds(20), presenceTimeout) }
+
     /// The retry policy used when none is given: exponential from 1 s, at most 3 retries.
     public static let defaultRetryPolicy = RetryPolicy.exponential(
         minimumDelay: .seconds(1), maximumDelay: .seconds(32), maximumRetries: 3, maximumJitter: .milliseconds(500))

@@ -1,0 +1,35 @@
+package import PubNubCore
+
+/// The real-time part of a client: the hub (names, listeners, presence state) and the subscribe
+/// loop, made on first use and shut down with the client.
+package final class RealtimeComponent: PubNubComponent {
+    package let hub: RealtimeHub
+    package let loop: SubscribeLoop
+
+    package init(pipeline: ServicePipeline, unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) })
+    {
+        let (inbox, continuation) = AsyncStream.makeStream(
+            of: SubscribeStateMachine.Event.self, bufferingPolicy: .unbounded)
+        hub = RealtimeHub(inbox: continuation, completionContext: pipeline.configuration.completionContext)
+        let loop = SubscribeLoop(pipeline: pipeline, hub: hub, unitRandom: unitRandom)
+        self.loop = loop
+        Task { await loop.run(inbox) }
+    }
+
+    package func shutDown() {
+        hub.shutDown()
+        loop.shutDownNow()
+    }
+
+    package func tokenDidChange() {
+        hub.send(.tokenChanged)
+    }
+}
+
+extension PubNub {
+    /// The client's real-time component, made on first use.
+    package var realtime: RealtimeComponent {
+        let pipeline = self.pipeline
+        return components.component { RealtimeComponent(pipeline: pipeline) }
+    }
+}

@@ -1,0 +1,345 @@
+package import PubNubCore
+
+/// The subscribe loop's decisions, with no I/O and no clock: feed it an ``Event``, it changes state
+/// and returns the ``Effect``s to carry out (requests, timers, deliveries, status reports).
+///
+/// States:
+/// - `stopped`: nothing to subscribe to, or stopped by the user (`disconnect`, a cancelled retry).
+/// - `handshaking(attempt:)`: a `tt=0` request is out; `attempt` counts the failures before it.
+/// - `receiving`: a long-poll with the cursor is out.
+/// - `reconnecting(attempt:failure:)`: waiting for the reconnection delay after a failure.
+/// - `failed(_:)`: stopped by an answer that retrying cannot fix (403, 400, 414, a rejected filter)
+///   or after the policy gave up; a channel change, `reconnect` or (after a 403) a new token
+///   starts it again.
+///
+/// Every request and timer carries a generation number; results of an older generation are
+/// ignored, so a cancelled long-poll that still answers cannot move the machine.
+package struct SubscribeStateMachine: Sendable {
+    package struct Settings: Sendable, Hashable {
+        package var policy: SubscribeReconnectionPolicy
+        package var restore: Bool
+        package var suppressLeaveEvents: Bool
+        package var requestMessageCountThreshold: Int
+
+        package init(
+            policy: SubscribeReconnectionPolicy = .default, restore: Bool = true, suppressLeaveEvents: Bool = false,
+            requestMessageCountThreshold: Int = 100
+        ) {
+            self.policy = policy
+            self.restore = restore
+            self.suppressLeaveEvents = suppressLeaveEvents
+            self.requestMessageCountThreshold = requestMessageCountThreshold
+        }
+
+        package init(configuration: PubNubConfiguration) {
+            self.init(
+                policy: configuration.subscribeReconnectionPolicy, restore: configuration.restore,
+                suppressLeaveEvents: configuration.suppressLeaveEvents,
+                requestMessageCountThreshold: configuration.requestMessageCountThreshold)
+        }
+    }
+
+    /// Why a request failed, as the loop classified the error or answer.
+    package struct Failure: Hashable, Sendable {
+        package var category: PubNubStatus.Category
+        package var statusCode: Int?
+        package var isRetryable: Bool
+        package var retryAfter: Duration?
+        package var errorData: PubNubStatus.ErrorData?
+
+        package init(
+            category: PubNubStatus.Category, statusCode: Int? = nil, isRetryable: Bool, retryAfter: Duration? = nil,
+            errorData: PubNubStatus.ErrorData? = nil
+        ) {
+            self.category = category
+            self.statusCode = statusCode
+            self.isRetryable = isRetryable
+            self.retryAfter = retryAfter
+            self.errorData = errorData
+        }
+    }
+
+    package enum State: Hashable, Sendable {
+        case stopped
+        case handshaking(attempt: Int)
+        case receiving
+        case reconnecting(attempt: Int, failure: Failure)
+        case failed(Failure)
+    }
+
+    package enum Event: Sendable, Equatable {
+        /// The full set to subscribe to now (sorted, unique), and a timetoken to start from.
+        case subscriptionChanged(channels: [String], groups: [String], timetoken: Timetoken?)
+        /// The request of generation `id` answered 2xx with a readable cursor.
+        case responseReceived(id: UInt64, response: SubscribeResponse)
+        /// The request of generation `id` failed.
+        case requestFailed(id: UInt64, failure: Failure)
+        /// The reconnection delay of generation `id` passed.
+        case reconnectTimerFired(id: UInt64)
+        /// The user asked to stop, keeping the channels and the cursor.
+        case disconnect
+        /// The user asked to start again, optionally from a timetoken.
+        case reconnect(timetoken: Timetoken?)
+        /// The Access Manager token was replaced.
+        case tokenChanged
+        /// The user cancelled the automatic retry announced with generation `id`.
+        case cancelAutomaticRetry(id: UInt64)
+    }
+
+    package enum Effect: Sendable, Equatable {
+        /// Send a handshake (`tt=0`) for the set.
+        case handshake(id: UInt64, channels: [String], groups: [String])
+        /// Send a long-poll from `cursor` for the set.
+        case receive(id: UInt64, channels: [String], groups: [String], cursor: SubscribeCursor)
+        /// Cancel the request or timer in flight.
+        case cancelPending
+        /// Wait before reconnection attempt `attempt` (the policy's delay, or `retryAfter`), then
+        /// report ``Event/reconnectTimerFired(id:)``.
+        case scheduleReconnect(id: UInt64, attempt: Int, retryAfter: Duration?)
+        /// Hand these envelopes to the listeners.
+        case deliver([SubscribeEnvelope])
+        /// Report a status; `retryID` is the generation ``Event/cancelAutomaticRetry(id:)`` must name.
+        case emitStatus(PubNubStatus, retryID: UInt64?)
+        /// Send a presence `leave` for these names.
+        case leave(channels: [String], groups: [String])
+        /// Presence heartbeats now cover this set (empty: stop them).
+        case presenceChanged(channels: [String], groups: [String])
+    }
+
+    package let settings: Settings
+    package private(set) var state: State = .stopped
+    package private(set) var channels: [String] = []
+    package private(set) var groups: [String] = []
+    /// The last cursor received.
+    package private(set) var cursor: SubscribeCursor?
+    /// The cursor before it.
+    package private(set) var lastTimetoken: Timetoken?
+    /// The timetoken the next handshake resumes from (a user timetoken or a restore).
+    package private(set) var pendingTimetoken: Timetoken?
+    package private(set) var generation: UInt64 = 0
+
+    package init(settings: Settings) {
+        self.settings = settings
+    }
+
+    package mutating func handle(_ event: Event) -> [Effect] {
+        switch event {
+        case .subscriptionChanged(let channels, let groups, let timetoken):
+            return changeSubscription(channels: channels, groups: groups, timetoken: timetoken)
+        case .responseReceived(let id, let response):
+            guard id == generation else { return [] }
+            return received(response)
+        case .requestFailed(let id, let failure):
+            guard id == generation else { return [] }
+            return failed(failure)
+        case .reconnectTimerFired(let id):
+            guard id == generation else { return [] }
+            switch state {
+            case .reconnecting(let attempt, _):
+                return startHandshake(attempt: attempt + 1)
+            case .stopped, .handshaking, .receiving, .failed:
+                return []
+            }
+        case .disconnect:
+            switch state {
+            case .stopped:
+                return []
+            case .handshaking, .receiving, .reconnecting, .failed:
+                return stop(category: .disconnected, operation: .subscribe)
+            }
+        case .reconnect(let timetoken):
+            guard !isEmptySet else { return [] }
+            switch state {
+            case .handshaking, .receiving:
+                guard let timetoken else { return [] }
+                pendingTimetoken = timetoken
+                return [.cancelPending] + startHandshake(attempt: 0)
+            case .stopped, .reconnecting, .failed:
+                pendingTimetoken = timetoken ?? restoreTimetoken
+                return [.cancelPending] + startHandshake(attempt: 0) + [presenceEffect]
+            }
+        case .tokenChanged:
+            switch state {
+            case .failed(let failure) where failure.category == .accessDenied:
+                pendingTimetoken = pendingTimetoken ?? restoreTimetoken
+                return startHandshake(attempt: 0) + [presenceEffect]
+            case .stopped, .handshaking, .receiving, .reconnecting, .failed:
+                return []
+            }
+        case .cancelAutomaticRetry(let id):
+            guard id == generation else { return [] }
+            switch state {
+            case .reconnecting:
+                return stop(category: .disconnected, operation: .subscribe)
+            case .stopped, .handshaking, .receiving, .failed:
+                return []
+            }
+        }
+    }
+
+    // MARK: - Transitions
+
+    private var isEmptySet: Bool { channels.isEmpty && groups.isEmpty }
+
+    /// The cursor's timetoken when the configuration asks to catch up.
+    private var restoreTimetoken: Timetoken? { settings.restore ? cursor?.timetoken : nil }
+
+    private var presenceEffect: Effect { .presenceChanged(channels: channels, groups: groups) }
+
+    private mutating func changeSubscription(channels: [String], groups: [String], timetoken: Timetoken?) -> [Effect] {
+        let removedChannels = self.channels.filter { !channels.contains($0) }
+        let removedGroups = self.groups.filter { !groups.contains($0) }
+        let added = channels.contains { !self.channels.contains($0) } || groups.contains { !self.groups.contains($0) }
+        let removed = !removedChannels.isEmpty || !removedGroups.isEmpty
+        let wasActive = state != .stopped
+        self.channels = channels
+        self.groups = groups
+        var effects: [Effect] = []
+        if removed, wasActive, !settings.suppressLeaveEvents {
+            let leaveChannels = removedChannels.filter { !ChannelName($0).isPresence }
+            let leaveGroups = removedGroups.filter { !ChannelName($0).isPresence }
+            if !leaveChannels.isEmpty || !leaveGroups.isEmpty {
+                effects.append(.leave(channels: leaveChannels, groups: leaveGroups))
+            }
+        }
+        if isEmptySet {
+            // Unsubscribing from everything resets the cursor, as the documented API says.
+            let wasRunning = wasActive
+            state = .stopped
+            cursor = nil
+            lastTimetoken = nil
+            pendingTimetoken = nil
+            generation &+= 1
+            guard wasRunning || removed else { return effects }
+            effects += [.cancelPending, presenceEffect]
+            if removed { effects.append(.emitStatus(status(.disconnected, .unsubscribe), retryID: nil)) }
+            return effects
+        }
+        guard added || removed || timetoken != nil else { return effects }
+        if removed, wasActive { effects.append(.emitStatus(status(.disconnected, .unsubscribe), retryID: nil)) }
+        switch state {
+        case .stopped, .failed:
+            pendingTimetoken = timetoken ?? restoreTimetoken
+            return effects + [.cancelPending] + startHandshake(attempt: 0) + [presenceEffect]
+        case .handshaking(let attempt):
+            if let timetoken { pendingTimetoken = timetoken }
+            return effects + startHandshake(attempt: attempt) + [presenceEffect]
+        case .receiving:
+            if let timetoken {
+                pendingTimetoken = timetoken
+                return effects + startHandshake(attempt: 0) + [presenceEffect]
+            }
+            guard let cursor else {
+                return effects + startHandshake(attempt: 0) + [presenceEffect]
+            }
+            generation &+= 1
+            effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: cursor))
+            if added { effects.append(.emitStatus(status(.connected, .subscribe), retryID: nil)) }
+            return effects + [presenceEffect]
+        case .reconnecting:
+            // The pending attempt will use the new set; changing channels does not skip the delay.
+            if let timetoken { pendingTimetoken = timetoken }
+            return effects + [presenceEffect]
+        }
+    }
+
+    private mutating func startHandshake(attempt: Int) -> [Effect] {
+        state = .handshaking(attempt: attempt)
+        generation &+= 1
+        return [.handshake(id: generation, channels: channels, groups: groups)]
+    }
+
+    private mutating func received(_ response: SubscribeResponse) -> [Effect] {
+        var effects: [Effect] = []
+        switch state {
+        case .handshaking(let attempt):
+            let next =
+                pendingTimetoken.map { SubscribeCursor(timetoken: $0, region: response.cursor.region) }
+                ?? response.cursor
+            pendingTimetoken = nil
+            advance(to: next)
+            state = .receiving
+            generation &+= 1
+            effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: next))
+            effects.append(.emitStatus(status(attempt > 0 ? .reconnected : .connected, .subscribe), retryID: nil))
+        case .receiving:
+            advance(to: response.cursor)
+            if !response.envelopes.isEmpty { effects.append(.deliver(response.envelopes)) }
+            let threshold = settings.requestMessageCountThreshold
+            if threshold > 0, response.envelopes.count >= threshold {
+                var exceeded = status(.requestMessageCountExceeded, .subscribe)
+                exceeded.isError = true
+                exceeded.errorData = PubNubStatus.ErrorData(
+                    information: "one answer held \(response.envelopes.count) messages (threshold \(threshold))")
+                effects.append(.emitStatus(exceeded, retryID: nil))
+            }
+            generation &+= 1
+            effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: response.cursor))
+        case .stopped, .reconnecting, .failed:
+            return []
+        }
+        if !response.problems.isEmpty {
+            var malformed = status(.malformedResponse, .subscribe)
+            malformed.isError = true
+            malformed.statusCode = 200
+            malformed.errorData = PubNubStatus.ErrorData(information: response.problems.joined(separator: "; "))
+            effects.insert(.emitStatus(malformed, retryID: nil), at: 0)
+        }
+        return effects
+    }
+
+    private mutating func advance(to next: SubscribeCursor) {
+        lastTimetoken = cursor?.timetoken
+        cursor = next
+    }
+
+    private mutating func failed(_ failure: Failure) -> [Effect] {
+        let attempt: Int
+        let wasReceiving: Bool
+        switch state {
+        case .handshaking(let count):
+            attempt = count
+            wasReceiving = false
+        case .receiving:
+            attempt = 0
+            wasReceiving = true
+            pendingTimetoken = restoreTimetoken
+        case .stopped, .reconnecting, .failed:
+            return []
+        }
+        var report = status(wasReceiving ? .unexpectedDisconnect : failure.category, .subscribe)
+        report.isError = true
+        report.statusCode = failure.statusCode
+        report.errorData = failure.errorData
+        if failure.isRetryable, settings.policy.allowsAttempt(attempt) {
+            state = .reconnecting(attempt: attempt, failure: failure)
+            generation &+= 1
+            report.willAutomaticallyRetry = true
+            return [
+                .scheduleReconnect(id: generation, attempt: attempt, retryAfter: failure.retryAfter),
+                .emitStatus(report, retryID: generation),
+            ]
+        }
+        if !failure.isRetryable { report.category = failure.category }
+        if pendingTimetoken == nil { pendingTimetoken = restoreTimetoken }
+        state = .failed(failure)
+        generation &+= 1
+        return [.emitStatus(report, retryID: nil), .presenceChanged(channels: [], groups: [])]
+    }
+
+    private mutating func stop(category: PubNubStatus.Category, operation: PubNubStatus.Operation) -> [Effect] {
+        state = .stopped
+        pendingTimetoken = nil
+        generation &+= 1
+        return [
+            .cancelPending, .presenceChanged(channels: [], groups: []),
+            .emitStatus(status(category, operation), retryID: nil),
+        ]
+    }
+
+    private func status(_ category: PubNubStatus.Category, _ operation: PubNubStatus.Operation) -> PubNubStatus {
+        PubNubStatus(
+            category: category, operation: operation, isError: false, currentTimetoken: cursor?.timetoken,
+            lastTimetoken: lastTimetoken, subscribedChannels: channels, subscribedChannelGroups: groups)
+    }
+}

@@ -1,0 +1,60 @@
+import Auth
+import DataSyncTestSupport
+import PubNubCore
+import Testing
+
+private final class TokenWatcher: PubNubComponent {
+    private let changes = Locked(0)
+    var count: Int { changes.withLock { $0 } }
+    func shutDown() {}
+    func tokenDidChange() { changes.withLock { $0 += 1 } }
+}
+
+@Suite("Real-time settings on the configuration and the token-change hook")
+struct RealtimeSettingsTests {
+    @Test("the defaults: exponential reconnection without a limit, restore on, 300 s presence, 310 s subscribe timeout")
+    func defaults() {
+        let configuration = PubNubConfiguration(publishKey: nil, subscribeKey: "s", userId: "u")
+        #expect(configuration.subscribeReconnectionPolicy == .default)
+        #expect(configuration.subscribeReconnectionPolicy.maximumAttempts == nil)
+        #expect(configuration.restore)
+        #expect(configuration.presenceTimeout == .seconds(300))
+        #expect(configuration.heartbeatInterval == nil)
+        #expect(!configuration.suppressLeaveEvents)
+        #expect(configuration.filterExpression == nil)
+        #expect(configuration.maintainPresenceState)
+        #expect(configuration.requestMessageCountThreshold == 100)
+        #expect(configuration.subscribeTimeout == .seconds(310))
+    }
+
+    @Test("exponential delays double from the minimum up to the cap, plus the jitter fraction")
+    func exponentialDelays() {
+        let policy = SubscribeReconnectionPolicy.exponential(
+            minimumDelay: .seconds(2), maximumDelay: .seconds(10), maximumJitter: .seconds(1))
+        #expect(
+            (0..<5).map { policy.delay(beforeAttempt: $0, unitRandom: 0) } == [2, 4, 8, 10, 10].map(Duration.seconds))
+        #expect(policy.delay(beforeAttempt: 0, unitRandom: 0.5) == .milliseconds(2500))
+        #expect(policy.delay(beforeAttempt: 0, unitRandom: .nan) == .seconds(2))
+        #expect(policy.allowsAttempt(1_000_000), "no limit by default")
+    }
+
+    @Test("linear and limited policies, and none")
+    func limits() {
+        let linear = SubscribeReconnectionPolicy.linear(delay: .seconds(3), maximumAttempts: 2, maximumJitter: .zero)
+        #expect(linear.delay(beforeAttempt: 5, unitRandom: 0.9) == .seconds(3))
+        #expect(linear.allowsAttempt(1))
+        #expect(!linear.allowsAttempt(2))
+        #expect(!SubscribeReconnectionPolicy.none.allowsAttempt(0))
+    }
+
+    @Test("set(token:) tells every component that the token changed")
+    func tokenHook() {
+        let pubnub = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: nil, subscribeKey: "s", userId: "u", transport: MockHTTPClient.success()))
+        let watcher = pubnub.components.component { TokenWatcher() }
+        pubnub.set(token: "one")
+        pubnub.set(token: "two")
+        #expect(watcher.count == 2)
+    }
+}
