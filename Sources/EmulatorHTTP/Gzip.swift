@@ -46,12 +46,36 @@ package enum Gzip {
         return UInt32(truncatingIfNeeded: value)
     }
 
+    /// The framing around a deflate stream.
+    package enum Format: Sendable {
+        /// RFC 1952: `1f 8b` header, CRC-32 and size trailer.
+        case gzip
+        /// RFC 1950: two-byte header (`78 xx`), Adler-32 trailer.
+        case zlib
+        /// RFC 1951 with no framing at all.
+        case raw
+
+        var windowBits: Int32 {
+            switch self {
+            case .gzip: return 15 + 16
+            case .zlib: return 15
+            case .raw: return -15
+            }
+        }
+    }
+
     /// Decompresses one gzip member, or returns `nil` if the data is not valid gzip or would grow
     /// beyond `maximumBytes`.
     package static func decompress(_ input: [UInt8], maximumBytes: Int = 256 * 1024 * 1024) -> [UInt8]? {
+        inflate(input, format: .gzip, maximumBytes: maximumBytes)
+    }
+
+    /// Decompresses one stream in `format`, or returns `nil` if the data is not valid in that
+    /// format or would grow beyond `maximumBytes`.
+    package static func inflate(_ input: [UInt8], format: Format, maximumBytes: Int = 256 * 1024 * 1024) -> [UInt8]? {
         var stream = z_stream()
         guard
-            inflateInit2_(&stream, gzipWindowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+            inflateInit2_(&stream, format.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { return nil }
         defer { inflateEnd(&stream) }
         var input = input
@@ -64,7 +88,7 @@ package enum Gzip {
                 let (status, produced) = scratch.withUnsafeMutableBufferPointer { outBuffer -> (Int32, Int) in
                     stream.next_out = outBuffer.baseAddress
                     stream.avail_out = uInt(outBuffer.count)
-                    let status = inflate(&stream, Z_NO_FLUSH)
+                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
                     return (status, outBuffer.count - Int(stream.avail_out))
                 }
                 output.append(contentsOf: scratch[0..<produced])
