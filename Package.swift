@@ -93,6 +93,7 @@ let package = Package(
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

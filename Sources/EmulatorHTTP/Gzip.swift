@@ -2,15 +2,13 @@ internal import CZlib
 
 /// gzip (RFC 1952) compression and decompression over the system zlib.
 package enum Gzip {
-    /// zlib's window bits for a gzip wrapper: 15-bit window plus 16 to select gzip framing.
-    private static let gzipWindowBits: Int32 = 15 + 16
-
-    /// Compresses `input` into a complete gzip member, or returns `nil` if zlib fails.
-    package static func compress(_ input: [UInt8], level: Int = -1) -> [UInt8]? {
+    /// Compresses `input` into a complete gzip member (or a zlib or raw deflate stream), or returns
+    /// `nil` if zlib fails.
+    package static func compress(_ input: [UInt8], level: Int = -1, format: Format = .gzip) -> [UInt8]? {
         var stream = z_stream()
         let clampedLevel = Int32(min(9, max(-1, level)))
         let status = deflateInit2_(
-            &stream, clampedLevel, Z_DEFLATED, gzipWindowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            &stream, clampedLevel, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
             Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { return nil }
         defer { deflateEnd(&stream) }

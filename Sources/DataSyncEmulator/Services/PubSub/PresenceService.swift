@@ -66,7 +66,9 @@ struct PresenceService: EmulatorService {
                 timeout: query["heartbeat"].flatMap(Int.init), state: state)
             return ok()
         case (7, "leave"):
-            if !uuid.isEmpty { await bus.leave(subscribeKey: subscribeKey, uuid: uuid, channels: channels, groups: groups) }
+            if !uuid.isEmpty {
+                await bus.leave(subscribeKey: subscribeKey, uuid: uuid, channels: channels, groups: groups)
+            }
             return ok(["action": "leave"])
         case (8, "uuid"), (9, "uuid"):
             guard let target = PercentDecoding.decode(raw[7]) else {

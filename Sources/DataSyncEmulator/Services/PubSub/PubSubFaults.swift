@@ -94,7 +94,8 @@ final class FaultPlan: Sendable {
             let response = await normal()
             return response.injecting(.truncateBody(sentBytes: response.body.count / 2))
         case .status(let status):
-            return PubSubWire.serviceError(status, status == 503 ? "Service Unavailable" : "Internal Server Error",
+            return PubSubWire.serviceError(
+                status, status == 503 ? "Service Unavailable" : "Internal Server Error",
                 service: "Balancer")
         case .forbidden:
             return PubSubWire.json(

@@ -55,7 +55,8 @@ struct PubSubService: EmulatorService {
             let publishKey = PercentDecoding.decode(raw[1]), let subscribeKey = PercentDecoding.decode(raw[2]),
             let channel = PercentDecoding.decode(raw[4])
         else {
-            return PubSubWire.publishReply(400, sent: false, text: "Invalid Arguments", timetoken: await bus.timetoken(""))
+            return PubSubWire.publishReply(
+                400, sent: false, text: "Invalid Arguments", timetoken: await bus.timetoken(""))
         }
         guard bus.accepts(publishKey: publishKey, subscribeKey: subscribeKey) else {
             return PubSubWire.publishReply(400, sent: false, text: "Invalid Key", timetoken: await bus.timetoken(""))
@@ -199,7 +200,8 @@ struct PubSubService: EmulatorService {
         var body = Array("{\"t\":{\"t\":\"\(timetoken)\",\"r\":\(bus.region)},\"m\":[".utf8)
         for (index, (event, subscription)) in events.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
-            body += (try? event.envelope(region: bus.region, subscription: subscription).jsonBytes()) ?? Array("{}".utf8)
+            body +=
+                (try? event.envelope(region: bus.region, subscription: subscription).jsonBytes()) ?? Array("{}".utf8)
         }
         body += Array("]}".utf8)
         return PubSubWire.bytes(200, body)
@@ -258,7 +260,8 @@ struct PubSubService: EmulatorService {
         return PubSubWire.json(
             200,
             [
-                "status": 200, "payload": ["channels": .array(channels.map(JSONValue.string)), "group": .string(group)],
+                "status": 200,
+                "payload": ["channels": .array(channels.map(JSONValue.string)), "group": .string(group)],
                 "service": .string(Self.registry), "error": false,
             ])
     }

@@ -66,7 +66,8 @@ enum PubSubWire {
         }
     }
 
-    static func json(_ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []) -> ServerResponse {
+    static func json(_ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []) -> ServerResponse
+    {
         let body = (try? value.jsonBytes()) ?? Array("{}".utf8)
         return ServerResponse(status: status, headers: [contentType] + headers, body: body)
     }
@@ -82,7 +83,9 @@ enum PubSubWire {
 
     /// The classic service error object: `{"status":…,"message":…,"error":true,"service":…}`.
     static func serviceError(_ status: Int, _ message: String, service: String) -> ServerResponse {
-        json(status, ["status": .int(Int64(status)), "message": .string(message), "error": true, "service": .string(service)])
+        json(
+            status,
+            ["status": .int(Int64(status)), "message": .string(message), "error": true, "service": .string(service)])
     }
 
     static func invalidSubscribeKey() -> ServerResponse {

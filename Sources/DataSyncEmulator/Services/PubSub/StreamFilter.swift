@@ -24,8 +24,14 @@ struct StreamFilter: Sendable {
     }
 
     enum Operator: String, Sendable {
-        case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
-        case like = "LIKE", contains = "CONTAINS"
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case like = "LIKE"
+        case contains = "CONTAINS"
     }
 
     /// Why an expression was refused, with the character offset where parsing stopped.
@@ -199,8 +205,9 @@ struct StreamFilter: Sendable {
                 tokens.append(Token(kind: .string, text: text, offset: start))
             } else if char.isNumber || (char == "-" && index + 1 < chars.count && chars[index + 1].isNumber) {
                 index += 1
-                while index < chars.count, chars[index].isNumber || chars[index] == "." || chars[index] == "e"
-                    || chars[index] == "E"
+                while index < chars.count,
+                    chars[index].isNumber || chars[index] == "." || chars[index] == "e"
+                        || chars[index] == "E"
                 {
                     index += 1
                 }
@@ -268,7 +275,8 @@ struct StreamFilter: Sendable {
             guard let token = peek else { return .truthy(left) }
             let op: Operator? =
                 token.kind == .symbol
-                ? Operator(rawValue: token.text) : (token.kind == .word ? Operator(rawValue: token.text.uppercased()) : nil)
+                ? Operator(rawValue: token.text)
+                : (token.kind == .word ? Operator(rawValue: token.text.uppercased()) : nil)
             guard let op else { return .truthy(left) }
             position += 1
             return .compare(left, op, try parseOperand())

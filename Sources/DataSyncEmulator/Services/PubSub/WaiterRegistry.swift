@@ -52,7 +52,8 @@ final class WaiterRegistry: Sendable {
                 let immediate: Bool = state.withLock { state in
                     if state.cancelledEarly.remove(id) != nil { return true }
                     if (state.heads[subscribeKey] ?? 0) > seen { return true }
-                    state.waiters[id] = Waiter(subscribeKey: subscribeKey, interest: interest, continuation: continuation)
+                    state.waiters[id] = Waiter(
+                        subscribeKey: subscribeKey, interest: interest, continuation: continuation)
                     return false
                 }
                 if immediate { continuation.resume() }
