@@ -10,6 +10,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
     BenchGroup(name: "transport", run: TransportBenchmarks.run),
     BenchGroup(name: "client", run: ClientBenchmarks.run),
+    BenchGroup(name: "pubsub", run: PubSubBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())
