@@ -22,12 +22,16 @@ public struct EmulatorConfiguration: Sendable {
     /// makes one: ``EmulatorClock/manual(startingAt:)`` at ``startTime`` when that is set,
     /// ``EmulatorClock/system()`` otherwise. Pass a manual clock to move time from a test.
     public var clock: EmulatorClock?
+    /// Keysets, buffers, long-poll and presence settings of the publish/subscribe services.
+    public var pubSub: PubSubConfiguration
 
     /// Creates a configuration.
     public init(
         filterFastConditionLimit: Int = 10, classes: JSONValue? = nil, seed: JSONValue? = nil,
-        stateFile: String? = nil, startTime: Date? = nil, clock: EmulatorClock? = nil
+        stateFile: String? = nil, startTime: Date? = nil, clock: EmulatorClock? = nil,
+        pubSub: PubSubConfiguration = PubSubConfiguration()
     ) {
+        self.pubSub = pubSub
         self.filterFastConditionLimit = filterFastConditionLimit
         self.classes = classes
         self.seed = seed
@@ -37,12 +41,15 @@ public struct EmulatorConfiguration: Sendable {
     }
 }
 
-/// A local DataSync service: the REST semantics of the DataSync API over a set of keysets,
-/// with an injectable clock and an ordered change feed. It accepts any publish key, subscribe
-/// key and credential (access control is not emulated yet).
+/// A local DataSync and PubNub publish/subscribe service: the REST semantics of the DataSync API
+/// over a set of keysets, publish, signal, fire, subscribe long-polls, channel groups and
+/// presence, with an injectable clock and an ordered change feed. DataSync accepts any subscribe
+/// key; the pub/sub routes accept only the configured ``PubSubConfiguration/keysets``. No
+/// credential is checked yet (access control is not emulated).
 ///
-/// Inside, an ``EmulatorRouter`` hands each request to the service that claims it (today the
-/// DataSync REST API under `/v1/datasync/`; anything else is a `404`). Every service owns its
+/// Inside, an ``EmulatorRouter`` hands each request to the service that claims it (the DataSync
+/// REST API under `/v1/datasync/`, pub/sub under `/time`, `/publish`, `/signal`, `/v2/subscribe`
+/// and `/v1/channel-registration`, presence under `/v2/presence`; anything else is a `404`). Every service owns its
 /// state and reads the one ``clock``; DataSync writes reach other services only through the
 /// change feed.
 ///
@@ -60,6 +67,12 @@ public actor Emulator {
     public nonisolated let clock: EmulatorClock
     /// The DataSync REST API.
     nonisolated let dataSync: DataSyncService
+    /// The pub/sub bus: message logs, channel groups, presence.
+    nonisolated let bus: PubSubBus
+    /// Faults queued for the pub/sub and presence routes.
+    nonisolated let faults = FaultPlan()
+    /// Envelopes posted with ``post(_:)``, drained onto the bus in order.
+    private nonisolated let posted: AsyncStream<ServerEnvelope>.Continuation
     /// Hands each request to the service that claims it.
     nonisolated let router: EmulatorRouter
     /// The HTTP server while ``start(host:port:requestLog:)`` is in effect.
@@ -82,7 +95,20 @@ public actor Emulator {
         }
         self.clock = clock
         dataSync = try DataSyncService(configuration: configuration, clock: clock)
-        router = EmulatorRouter(services: [dataSync])
+        let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
+        self.bus = bus
+        router = EmulatorRouter(services: [
+            dataSync, PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
+        ])
+        let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
+        posted = continuation
+        Task {
+            for await envelope in stream { await bus.publish(envelope) }
+        }
+    }
+
+    deinit {
+        posted.finish()
     }
 
     /// A handler that answers requests from this emulator (through its router), to plug it into
@@ -94,6 +120,39 @@ public actor Emulator {
     public nonisolated func respond(to request: ServerRequest) async -> ServerResponse {
         await router.handle(request)
     }
+
+    // MARK: Publish/subscribe
+
+    /// The pub/sub keysets served.
+    public nonisolated var pubSubKeysets: [PubSubKeyset] { bus.configuration.keysets }
+
+    /// Publishes `envelope` on the bus as the server itself (not a client publish: no keys, no
+    /// size limit), and returns its timetoken once subscribers can see it.
+    ///
+    /// This is the entry point for emulator services that emit real-time events, such as DataSync
+    /// change events (`e: 5`).
+    @discardableResult
+    public nonisolated func publish(_ envelope: ServerEnvelope) async -> UInt64 {
+        await bus.publish(envelope)
+    }
+
+    /// Queues `envelope` for the bus without waiting: envelopes posted from one task reach
+    /// subscribers in the order posted. Safe to call from synchronous code, such as a change-feed
+    /// subscriber, which must not wait.
+    public nonisolated func post(_ envelope: ServerEnvelope) {
+        posted.yield(envelope)
+    }
+
+    /// Makes the next `count` requests on `route` fail with `fault` (queued after earlier faults).
+    public nonisolated func injectFault(_ fault: PubSubFault, on route: PubSubRoute, count: Int = 1) {
+        faults.add(fault, on: route, count: count)
+    }
+
+    /// Removes every queued fault.
+    public nonisolated func clearFaults() { faults.clear() }
+
+    /// How many subscribe long-polls are held right now.
+    public nonisolated var heldSubscribeCount: Int { bus.waiters.count }
 
     // MARK: Seeding
 

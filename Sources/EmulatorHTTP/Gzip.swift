@@ -2,15 +2,13 @@ internal import CZlib
 
 /// gzip (RFC 1952) compression and decompression over the system zlib.
 package enum Gzip {
-    /// zlib's window bits for a gzip wrapper: 15-bit window plus 16 to select gzip framing.
-    private static let gzipWindowBits: Int32 = 15 + 16
-
-    /// Compresses `input` into a complete gzip member, or returns `nil` if zlib fails.
-    package static func compress(_ input: [UInt8], level: Int = -1) -> [UInt8]? {
+    /// Compresses `input` into a complete gzip member (or a zlib or raw deflate stream), or returns
+    /// `nil` if zlib fails.
+    package static func compress(_ input: [UInt8], level: Int = -1, format: Format = .gzip) -> [UInt8]? {
         var stream = z_stream()
         let clampedLevel = Int32(min(9, max(-1, level)))
         let status = deflateInit2_(
-            &stream, clampedLevel, Z_DEFLATED, gzipWindowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            &stream, clampedLevel, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
             Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
@@ -46,12 +44,36 @@ package enum Gzip {
         return UInt32(truncatingIfNeeded: value)
     }
 
+    /// The framing around a deflate stream.
+    package enum Format: Sendable {
+        /// RFC 1952: `1f 8b` header, CRC-32 and size trailer.
+        case gzip
+        /// RFC 1950: two-byte header (`78 xx`), Adler-32 trailer.
+        case zlib
+        /// RFC 1951 with no framing at all.
+        case raw
+
+        var windowBits: Int32 {
+            switch self {
+            case .gzip: return 15 + 16
+            case .zlib: return 15
+            case .raw: return -15
+            }
+        }
+    }
+
     /// Decompresses one gzip member, or returns `nil` if the data is not valid gzip or would grow
     /// beyond `maximumBytes`.
     package static func decompress(_ input: [UInt8], maximumBytes: Int = 256 * 1024 * 1024) -> [UInt8]? {
+        inflate(input, format: .gzip, maximumBytes: maximumBytes)
+    }
+
+    /// Decompresses one stream in `format`, or returns `nil` if the data is not valid in that
+    /// format or would grow beyond `maximumBytes`.
+    package static func inflate(_ input: [UInt8], format: Format, maximumBytes: Int = 256 * 1024 * 1024) -> [UInt8]? {
         var stream = z_stream()
         guard
-            inflateInit2_(&stream, gzipWindowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+            inflateInit2_(&stream, format.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { return nil }
         defer { inflateEnd(&stream) }
         var input = input
@@ -64,7 +86,7 @@ package enum Gzip {
                 let (status, produced) = scratch.withUnsafeMutableBufferPointer { outBuffer -> (Int32, Int) in
                     stream.next_out = outBuffer.baseAddress
                     stream.avail_out = uInt(outBuffer.count)
-                    let status = inflate(&stream, Z_NO_FLUSH)
+                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
                     return (status, outBuffer.count - Int(stream.avail_out))
                 }
                 output.append(contentsOf: scratch[0..<produced])

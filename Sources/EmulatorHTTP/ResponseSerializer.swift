@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Turns a handler's ``ServerResponse`` into the bytes the server writes, with framing chosen by
 /// the server (never by the handler) so every response is delimited correctly.
 enum ResponseSerializer {
@@ -81,11 +83,18 @@ enum ResponseSerializer {
     }
 
     /// The response for a request the server itself rejects; always closes the connection.
+    /// A request the server refused itself, answered with a JSON body (PubNub SDKs parse every
+    /// error body as JSON): `{"message":…,"error":true,"service":"Balancer","status":…}`, with the
+    /// message `Request URI Too Long` for 414 as PubNub's balancer sends it.
     static func failure(_ failure: RequestFailure) -> [UInt8] {
-        let body = Array((failure.message + "\n").utf8)
+        let message = failure.status == 414 ? "Request URI Too Long" : failure.message
+        let fields: [String: JSONValue] = [
+            "message": .string(message), "error": true, "service": "Balancer", "status": .int(Int64(failure.status)),
+        ]
+        let body = (try? JSONValue.object(fields).jsonBytes()) ?? Array("{}".utf8)
         let head =
             "HTTP/1.1 \(failure.status) \(reasonPhrase(failure.status))\r\n"
-            + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + body
     }
 

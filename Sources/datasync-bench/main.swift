@@ -11,6 +11,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "transport", run: TransportBenchmarks.run),
     BenchGroup(name: "client", run: ClientBenchmarks.run),
     BenchGroup(name: "crypto", run: CryptoBenchmarks.run),
+    BenchGroup(name: "pubsub", run: PubSubBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

@@ -17,11 +17,21 @@ struct Options {
     var seedFile: String?
     var stateFile: String?
     var filterFastLimit = 10
+    var publishKey = PubSubKeyset.demo.publishKey
+    var subscribeKey = PubSubKeyset.demo.subscribeKey
+    var secretKey = PubSubKeyset.demo.secretKey
+    var extraKeysets: [PubSubKeyset] = []
+    var catchUpBuffer = PubSubConfiguration().catchUpBufferSize
+    var announceMax = PubSubConfiguration().presenceAnnounceMax
+    var presenceInterval = PubSubConfiguration().presenceInterval
 }
 
 let usage = """
     usage: datasync-emulator [--host ADDRESS] [--port N] [--classes FILE] [--seed FILE]
                              [--state-file FILE] [--filter-fast-limit N]
+                             [--publish-key K] [--subscribe-key K] [--secret-key K]
+                             [--keyset PUB:SUB:SECRET]... [--catch-up-buffer N]
+                             [--presence-announce-max N] [--presence-interval SECONDS]
     """
 
 /// Writes one line to standard output at once (no stdio buffering, so piped logs are live).
@@ -57,6 +67,28 @@ func parseOptions(_ arguments: [String]) -> Options {
                 fail("--filter-fast-limit takes a positive number")
             }
             options.filterFastLimit = limit
+        case "--publish-key": options.publishKey = value(argument)
+        case "--subscribe-key": options.subscribeKey = value(argument)
+        case "--secret-key": options.secretKey = value(argument)
+        case "--keyset":
+            let parts = value(argument).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+                fail("--keyset takes PUBLISH:SUBSCRIBE:SECRET")
+            }
+            options.extraKeysets.append(PubSubKeyset(publishKey: parts[0], subscribeKey: parts[1], secretKey: parts[2]))
+        case "--catch-up-buffer":
+            guard let size = Int(value(argument)), size >= 1 else { fail("--catch-up-buffer takes a positive number") }
+            options.catchUpBuffer = size
+        case "--presence-announce-max":
+            guard let limit = Int(value(argument)), limit >= 0 else {
+                fail("--presence-announce-max takes a number")
+            }
+            options.announceMax = limit
+        case "--presence-interval":
+            guard let seconds = Int(value(argument)), seconds >= 1 else {
+                fail("--presence-interval takes a positive number of seconds")
+            }
+            options.presenceInterval = seconds
         case "--help", "-h":
             log(usage)
             exit(0)
@@ -81,7 +113,14 @@ let configuration = EmulatorConfiguration(
     filterFastConditionLimit: options.filterFastLimit,
     classes: options.classesFile.map { readJSON($0, what: "classes") },
     seed: options.seedFile.map { readJSON($0, what: "seed") },
-    stateFile: options.stateFile)
+    stateFile: options.stateFile,
+    pubSub: PubSubConfiguration(
+        keysets: [
+            PubSubKeyset(
+                publishKey: options.publishKey, subscribeKey: options.subscribeKey, secretKey: options.secretKey)
+        ] + options.extraKeysets,
+        catchUpBufferSize: options.catchUpBuffer, presenceAnnounceMax: options.announceMax,
+        presenceInterval: options.presenceInterval))
 let emulator: Emulator
 do {
     emulator = try Emulator(configuration: configuration)
@@ -114,8 +153,15 @@ do {
     fail("\(error)")
 }
 log("DataSync emulator listening on \(url.absoluteString)")
-log("Keys: any publish key and any subscribe key work (each subscribe key is its own keyset),")
-log("      for example publishKey \"demo\" and subscribeKey \"demo\".")
+// Scripts read these three lines (`origin: `, `publish key: `, `subscribe key: `); keep their form.
+log("origin: \(url.absoluteString)")
+log("publish key: \(options.publishKey)")
+log("subscribe key: \(options.subscribeKey)")
+log("secret key: \(options.secretKey)")
+for extra in options.extraKeysets {
+    log("also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey)")
+}
+log("DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
 log("Credentials: none are checked; any auth token is accepted (access control is not emulated yet).")
 if let stateFile = options.stateFile { log("State file: \(stateFile)") }
 log("Press Ctrl-C to stop.")

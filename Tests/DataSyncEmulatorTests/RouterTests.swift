@@ -164,12 +164,12 @@ struct RouterTests {
     @Test("a path no service claims is a 404 in the error envelope")
     func unclaimedPathIsNotFound() async throws {
         let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: startInstant))
-        let response = await emulator.respond(to: ServerRequest(method: "GET", target: "/v2/subscribe/demo/ch/0?tt=0"))
+        let response = await emulator.respond(to: ServerRequest(method: "GET", target: "/v3/nowhere/demo/ch/0?tt=0"))
         #expect(response.status == 404)
         #expect(response.headers.contains { $0.name == "Content-Type" && $0.value == "application/json" })
         let json = try JSONValue(parsing: response.body)
         #expect(json["errors"]?[0]?["errorCode"] == "DS-0100")
-        #expect(json["errors"]?[0]?["message"] == "no such resource: /v2/subscribe/demo/ch/0")
+        #expect(json["errors"]?[0]?["message"] == "no such resource: /v3/nowhere/demo/ch/0")
         // A path under the DataSync prefix is DataSync's to refuse, with the same envelope.
         let inside = await emulator.respond(to: ServerRequest(method: "GET", target: "/v1/datasync/nowhere"))
         #expect(inside.status == 404)

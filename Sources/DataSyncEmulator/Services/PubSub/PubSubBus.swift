@@ -1,0 +1,236 @@
+public import JSONCore
+
+/// An envelope the emulator itself publishes on the bus (not a client's publish): the entry point
+/// for other services, such as DataSync real-time events (`e: 5`) fed from the change feed.
+public struct ServerEnvelope: Sendable {
+    /// The keyset (subscribe key) whose subscribers receive it.
+    public var subscribeKey: String
+    /// The channel it is published on.
+    public var channel: String
+    /// `d`: the payload.
+    public var payload: JSONValue
+    /// `e`: the event type (nil for a plain message; 1 signal, 2 objects, 3 action, 4 file,
+    /// 5 DataSync).
+    public var eventType: Int?
+    /// `i`: the publisher, if any.
+    public var publisher: String?
+    /// `u`: metadata, if any.
+    public var meta: JSONValue?
+    /// `cmt`: the custom message type, if any.
+    public var customMessageType: String?
+
+    /// Creates an envelope.
+    public init(
+        subscribeKey: String, channel: String, payload: JSONValue, eventType: Int? = nil, publisher: String? = nil,
+        meta: JSONValue? = nil, customMessageType: String? = nil
+    ) {
+        self.subscribeKey = subscribeKey
+        self.channel = channel
+        self.payload = payload
+        self.eventType = eventType
+        self.publisher = publisher
+        self.meta = meta
+        self.customMessageType = customMessageType
+    }
+}
+
+/// The pub/sub bus: per keyset, the ordered event log (catch-up buffer), channel groups and
+/// presence. Every mutation happens on this actor, and every timetoken of a keyset's log is drawn
+/// here, so the log is always in timetoken order. Held long-polls never wait on this actor: they
+/// wait in ``WaiterRegistry`` and come back to read.
+actor PubSubBus {
+    struct PresenceEntry: Sendable {
+        var expires: Int64
+    }
+
+    struct IntervalState: Sendable {
+        var next: Int64
+        var join: [String] = []
+        var leave: [String] = []
+        var timeout: [String] = []
+    }
+
+    struct KeysetState: Sendable {
+        var log: EventLog
+        var groups: [String: [String]] = [:]
+        /// channel → uuid → presence.
+        var present: [String: [String: PresenceEntry]] = [:]
+        /// uuid → channel → state.
+        var states: [String: [String: JSONValue]] = [:]
+        /// Channels in interval mode (occupancy above the announce limit), with their deltas.
+        var intervals: [String: IntervalState] = [:]
+    }
+
+    let configuration: PubSubConfiguration
+    nonisolated let clock: EmulatorClock
+    nonisolated let waiters = WaiterRegistry()
+    /// subscribe key → publish key.
+    nonisolated let publishKeys: [String: String]
+    /// `r` in every cursor and `p`.
+    nonisolated let region = 1
+    private var keysets: [String: KeysetState] = [:]
+    private var ticker: Task<Void, Never>?
+
+    init(configuration: PubSubConfiguration, clock: EmulatorClock) {
+        self.configuration = configuration
+        self.clock = clock
+        var keys: [String: String] = [:]
+        for keyset in configuration.keysets { keys[keyset.subscribeKey] = keyset.publishKey }
+        publishKeys = keys
+    }
+
+    deinit { ticker?.cancel() }
+
+    nonisolated func knows(subscribeKey: String) -> Bool { publishKeys[subscribeKey] != nil }
+
+    nonisolated func accepts(publishKey: String, subscribeKey: String) -> Bool {
+        publishKeys[subscribeKey] == publishKey
+    }
+
+    /// Runs `body` on the keyset's state in place (no copy of its log).
+    private func withKeyset<R>(_ key: String, _ body: (inout KeysetState) -> R) -> R {
+        body(&keysets[key, default: KeysetState(log: EventLog(capacity: configuration.catchUpBufferSize))])
+    }
+
+    /// A timetoken for `subscribeKey`, in the keyset's own sequence.
+    func timetoken(_ subscribeKey: String) -> UInt64 { clock.timetoken(for: subscribeKey) }
+
+    // MARK: Publishing
+
+    /// Appends an event to the log and wakes the long-polls it may interest; returns its
+    /// timetoken and the one shown in `p.t`. With `deliver` false (fire) nothing is logged.
+    @discardableResult
+    func publish(
+        subscribeKey: String, channel: String, payload: JSONValue, eventType: Int? = nil, publisher: String? = nil,
+        meta: JSONValue? = nil, customMessageType: String? = nil, sequence: Int64? = nil,
+        timetokenOverride: UInt64? = nil, deliver: Bool = true
+    ) -> UInt64 {
+        let timetoken = clock.timetoken(for: subscribeKey)
+        guard deliver else { return timetokenOverride ?? timetoken }
+        let event = BusEvent(
+            timetoken: timetoken, publishTimetoken: timetokenOverride ?? timetoken, subscribeKey: subscribeKey,
+            channel: channel, payload: payload, eventType: eventType, publisher: publisher, meta: meta,
+            customMessageType: customMessageType, sequence: sequence)
+        append(event)
+        return event.publishTimetoken
+    }
+
+    /// Publishes an envelope from the emulator itself; see ``ServerEnvelope``.
+    @discardableResult
+    func publish(_ envelope: ServerEnvelope) -> UInt64 {
+        publish(
+            subscribeKey: envelope.subscribeKey, channel: envelope.channel, payload: envelope.payload,
+            eventType: envelope.eventType, publisher: envelope.publisher, meta: envelope.meta,
+            customMessageType: envelope.customMessageType)
+    }
+
+    private func append(_ event: BusEvent) {
+        withKeyset(event.subscribeKey) { $0.log.append(event) }
+        waiters.advance(subscribeKey: event.subscribeKey, head: event.timetoken, channel: event.channel)
+    }
+
+    // MARK: Receiving
+
+    /// The events after `after` that `subscription` receives (at most the response limit), each
+    /// with its `b`, and the log head that was looked at.
+    func collect(
+        subscribeKey: String, after: UInt64, subscription: Subscription, filter: StreamFilter?
+    ) -> (events: [(BusEvent, String?)], head: UInt64, matcher: Subscription.Matcher) {
+        sweepExpired()
+        let state = keysets[subscribeKey]
+        let matcher = subscription.matcher { state?.groups[$0] ?? [] }
+        guard let log = state?.log else { return ([], 0, matcher) }
+        var found: [(BusEvent, String?)] = []
+        let limit = max(1, configuration.maximumMessagesPerResponse)
+        var index = log.firstIndex(after: after)
+        while index < log.events.count, found.count < limit {
+            let event = log.events[index]
+            index += 1
+            guard let subscriptionName = matcher.match(event.channel) else { continue }
+            if let filter, !event.isPresence, !filter.matches(publisher: event.publisher, meta: event.meta) {
+                continue
+            }
+            found.append((event, subscriptionName))
+        }
+        return (found, log.head, matcher)
+    }
+
+    /// The cursor for an answer without messages: a fresh timetoken, or `after` when it is later.
+    func emptyCursor(subscribeKey: String, after: UInt64) -> UInt64 {
+        max(after, clock.timetoken(for: subscribeKey))
+    }
+
+    // MARK: Channel groups
+
+    enum GroupError: Error, Sendable {
+        case tooMany
+        case reserved
+    }
+
+    func groupChannels(_ subscribeKey: String, group: String) -> [String] {
+        keysets[subscribeKey]?.groups[group] ?? []
+    }
+
+    func groupNames(_ subscribeKey: String) -> [String] {
+        (keysets[subscribeKey]?.groups.keys).map { $0.sorted() } ?? []
+    }
+
+    func addChannels(_ channels: [String], to group: String, subscribeKey: String) -> GroupError? {
+        let result: GroupError? = withKeyset(subscribeKey) { state in
+            if state.groups[group] == nil, state.groups.count >= configuration.maximumChannelGroups { return .tooMany }
+            var members = state.groups[group] ?? []
+            for channel in channels where !members.contains(channel) { members.append(channel) }
+            if members.count > configuration.maximumChannelsPerGroup { return .tooMany }
+            state.groups[group] = members.sorted()
+            return nil
+        }
+        if result == nil { groupsChanged(subscribeKey) }
+        return result
+    }
+
+    func removeChannels(_ channels: [String], from group: String, subscribeKey: String) {
+        withKeyset(subscribeKey) { state in
+            guard var members = state.groups[group] else { return }
+            members.removeAll { channels.contains($0) }
+            state.groups[group] = members
+        }
+        groupsChanged(subscribeKey)
+    }
+
+    func deleteGroup(_ group: String, subscribeKey: String) {
+        withKeyset(subscribeKey) { state in state.groups[group] = nil }
+        groupsChanged(subscribeKey)
+    }
+
+    private func groupsChanged(_ subscribeKey: String) {
+        // Held polls resolved the groups when they started waiting: let them resolve again.
+        waiters.advance(subscribeKey: subscribeKey, head: 0, channel: nil)
+    }
+}
+
+// Storage access for the presence extension (kept here, next to the stored properties).
+extension PubSubBus {
+    func groupsSnapshot(_ subscribeKey: String) -> [String: [String]] { keysets[subscribeKey]?.groups ?? [:] }
+
+    func readKeyset(_ subscribeKey: String) -> KeysetState? { keysets[subscribeKey] }
+
+    func keysetKeys() -> [String] { Array(keysets.keys) }
+
+    @discardableResult
+    func mutateKeyset<R>(_ subscribeKey: String, _ body: (inout KeysetState) -> R) -> R {
+        withKeyset(subscribeKey, body)
+    }
+
+    var hasTicker: Bool { ticker != nil }
+
+    func setTicker(_ task: Task<Void, Never>) { ticker = task }
+
+    /// One tick of the presence clock; returns false (and forgets the ticker) once nobody is
+    /// present and no interval is pending, so an idle emulator has no sleeper on its clock.
+    func tick() -> Bool {
+        sweepExpired()
+        let busy = keysets.values.contains { !$0.present.isEmpty || !$0.intervals.isEmpty }
+        if !busy { ticker = nil }
+        return busy
+    }
+}

@@ -1,0 +1,70 @@
+/// The keys of one pub/sub keyset: a publish key, a subscribe key and a secret key.
+///
+/// The subscribe key names the keyset (its message log, groups and presence); a publish is
+/// accepted only when its publish key and subscribe key belong to the same keyset. The secret key
+/// is kept for access control, which a later version checks.
+public struct PubSubKeyset: Sendable, Hashable {
+    /// The publish key (`pub-c-…` on the real service).
+    public var publishKey: String
+    /// The subscribe key (`sub-c-…` on the real service).
+    public var subscribeKey: String
+    /// The secret key, for signing and access-control grants (not checked yet).
+    public var secretKey: String
+
+    /// Creates a keyset.
+    public init(publishKey: String, subscribeKey: String, secretKey: String) {
+        self.publishKey = publishKey
+        self.subscribeKey = subscribeKey
+        self.secretKey = secretKey
+    }
+
+    /// The keyset the emulator serves unless told otherwise: `demo` / `demo` / `demo-secret`.
+    public static let demo = PubSubKeyset(publishKey: "demo", subscribeKey: "demo", secretKey: "demo-secret")
+}
+
+/// How the emulator's publish/subscribe and presence services behave. Every default is the value
+/// written down in `Documentation/Emulator.md`.
+public struct PubSubConfiguration: Sendable {
+    /// The keysets served; a publish or subscribe naming any other key is refused.
+    public var keysets: [PubSubKeyset]
+    /// How many recent events each keyset keeps for catch-up (a subscribe whose `tt` lies in the
+    /// past). Default 20,000.
+    public var catchUpBufferSize: Int
+    /// How long a subscribe long-poll is held before it answers with no messages. Default 280 s.
+    public var longPollTimeout: Duration
+    /// The most envelopes in one subscribe answer. Default 100.
+    public var maximumMessagesPerResponse: Int
+    /// The presence timeout when a subscribe or heartbeat names none (`heartbeat`). Default 300 s.
+    public var defaultPresenceTimeout: Int
+    /// Once a channel's occupancy exceeds this, its join, leave and timeout events are replaced by
+    /// one `interval` event per ``presenceInterval``. Default 20.
+    public var presenceAnnounceMax: Int
+    /// The period of `interval` events on channels above ``presenceAnnounceMax``. Default 10 s.
+    public var presenceInterval: Int
+    /// When the join, leave and timeout arrays of an `interval` event would encode to more than
+    /// this many bytes, they are left out and `here_now_refresh: true` is sent. Default 30,000.
+    public var presenceDeltaByteLimit: Int
+    /// The most channel groups per keyset. Default 10,000.
+    public var maximumChannelGroups: Int
+    /// The most channels in one channel group. Default 2,000.
+    public var maximumChannelsPerGroup: Int
+
+    /// Creates a configuration; every value starts at its documented default.
+    public init(
+        keysets: [PubSubKeyset] = [.demo], catchUpBufferSize: Int = 20_000, longPollTimeout: Duration = .seconds(280),
+        maximumMessagesPerResponse: Int = 100, defaultPresenceTimeout: Int = 300, presenceAnnounceMax: Int = 20,
+        presenceInterval: Int = 10, presenceDeltaByteLimit: Int = 30_000, maximumChannelGroups: Int = 10_000,
+        maximumChannelsPerGroup: Int = 2_000
+    ) {
+        self.keysets = keysets
+        self.catchUpBufferSize = catchUpBufferSize
+        self.longPollTimeout = longPollTimeout
+        self.maximumMessagesPerResponse = maximumMessagesPerResponse
+        self.defaultPresenceTimeout = defaultPresenceTimeout
+        self.presenceAnnounceMax = presenceAnnounceMax
+        self.presenceInterval = presenceInterval
+        self.presenceDeltaByteLimit = presenceDeltaByteLimit
+        self.maximumChannelGroups = maximumChannelGroups
+        self.maximumChannelsPerGroup = maximumChannelsPerGroup
+    }
+}

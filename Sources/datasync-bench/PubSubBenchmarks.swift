@@ -1,0 +1,217 @@
+import DataSyncEmulator
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The emulator's pub/sub bus over loopback HTTP, driven by raw keep-alive sockets: publish
+/// throughput, publish-to-deliver latency with 1, 100 and 1,000 long-polls held on one channel,
+/// fan-out throughput and memory per held subscriber.
+enum PubSubBenchmarks {
+    private struct BenchError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run() async throws -> [BenchRow] {
+        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let url = try await emulator.start()
+        defer { Task { await emulator.stop() } }
+        guard let port = url.port.flatMap(UInt16.init(exactly:)) else { throw BenchError(description: "no port") }
+        var rows: [BenchRow] = []
+        let publish = try await onThread { try sequential(port: port, target: "/publish/demo/demo/0/bench/0/%22hi%22") }
+        let time = try await onThread { try sequential(port: port, target: "/time/0") }
+        rows.append(
+            BenchRow(
+                scenario: "pub/sub: sequential GET publishes, keep-alive", unit: "req/s", ours: publish,
+                baselineName: "GET /time/0, same emulator", baseline: time))
+        let before = Bench.residentBytes()
+        for (clients, rounds) in [(1, 200), (100, 20), (1000, 5)] {
+            let figures = try await fanOut(emulator: emulator, port: port, clients: clients, rounds: rounds)
+            rows.append(
+                BenchRow(
+                    scenario: "pub/sub: publish→deliver p50, \(clients) long-poll(s) on one channel", unit: "ms",
+                    ours: figures.p50, higherIsBetter: false))
+            rows.append(
+                BenchRow(
+                    scenario: "pub/sub: publish→deliver p99, \(clients) long-poll(s) on one channel", unit: "ms",
+                    ours: figures.p99, higherIsBetter: false))
+            if clients == 1000 {
+                rows.append(
+                    BenchRow(
+                        scenario: "pub/sub: fan-out, 1,000 subscribers", unit: "deliveries/s", ours: figures.fanOut))
+                if let before, let held = figures.residentWhileHeld {
+                    rows.append(
+                        BenchRow(
+                            scenario: "pub/sub: memory per held subscriber (RSS delta / 1,000)", unit: "bytes",
+                            ours: Double(max(0, held - before)) / 1000, higherIsBetter: false))
+                }
+            }
+        }
+        return rows
+    }
+
+    private struct FanOut {
+        var p50: Double
+        var p99: Double
+        var fanOut: Double
+        var residentWhileHeld: Int?
+    }
+
+    private static func fanOut(emulator: Emulator, port: UInt16, clients: Int, rounds: Int) async throws -> FanOut {
+        let channel = "fan\(clients)"
+        let sockets = try await onThread { try (0..<clients).map { _ in try connect(port: port) } }
+        defer { for fd in sockets { close(fd) } }
+        let publisher = try await onThread { try connect(port: port) }
+        defer { close(publisher) }
+        var cursor = try await onThread { () throws -> UInt64 in
+            let reply = try exchange(publisher, "/v2/subscribe/demo/\(channel)/0?tt=0&uuid=bench")
+            return try cursorOf(reply)
+        }
+        var latencies: [Double] = []
+        var fanOutRates: [Double] = []
+        var resident: Int?
+        for _ in 0..<rounds {
+            let tt = cursor
+            try await onThread {
+                for (index, fd) in sockets.enumerated() {
+                    try writeAll(fd, request("/v2/subscribe/demo/\(channel)/0?tt=\(tt)&uuid=s\(index)"))
+                }
+            }
+            while emulator.heldSubscribeCount < clients { try await Task.sleep(for: .milliseconds(2)) }
+            if resident == nil { resident = Bench.residentBytes() }
+            let (times, next) = try await onThread { () throws -> ([Double], UInt64) in
+                let start = ContinuousClock.now
+                try writeAll(publisher, request("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
+                var times: [Double] = []
+                var last = ""
+                try readAll(sockets) { text in
+                    let elapsed = start.duration(to: ContinuousClock.now)
+                    times.append(
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                    last = text
+                }
+                _ = try readResponse(publisher)
+                return (times, try cursorOf(last))
+            }
+            latencies += times
+            if let slowest = times.max(), slowest > 0 { fanOutRates.append(Double(clients) / (slowest / 1000)) }
+            cursor = next
+        }
+        latencies.sort()
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
+        return FanOut(
+            p50: percentile(0.5), p99: percentile(0.99), fanOut: fanOutRates.max() ?? 0, residentWhileHeld: resident)
+    }
+
+    // MARK: Sockets
+
+    private static func request(_ target: String) -> [UInt8] {
+        Array("GET \(target) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+    }
+
+    private static func cursorOf(_ text: String) throws -> UInt64 {
+        guard let range = text.range(of: "{\"t\":{\"t\":\"") else {
+            throw BenchError(description: "no cursor: \(text)")
+        }
+        let digits = text[range.upperBound...].prefix { $0.isNumber }
+        guard let value = UInt64(digits) else { throw BenchError(description: "bad cursor") }
+        return value
+    }
+
+    private static func sequential(port: UInt16, target: String) throws -> Double {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        _ = try exchange(fd, target)
+        let batch = 1000
+        return try Bench.throughput(operations: batch, minimumTime: .seconds(1)) {
+            for _ in 0..<batch { _ = try exchange(fd, target) }
+        }
+    }
+
+    private static func exchange(_ fd: Int32, _ target: String) throws -> String {
+        try writeAll(fd, request(target))
+        return try readResponse(fd)
+    }
+
+    /// Reads one `Content-Length` framed response and returns its body.
+    private static func readResponse(_ fd: Int32) throws -> String {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            if let end = data.firstRange(of: [13, 10, 13, 10]) {
+                let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if data.count - end.upperBound >= length {
+                    return String(decoding: data[end.upperBound..<end.upperBound + length], as: UTF8.self)
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw BenchError(description: "connection closed") }
+            data += buffer[0..<count]
+        }
+    }
+
+    /// Waits with poll(2) until every socket has delivered one response, calling `done` as each completes.
+    private static func readAll(_ sockets: [Int32], done: (String) -> Void) throws {
+        var pending = Set(sockets)
+        while !pending.isEmpty {
+            var fds = pending.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), 10_000)
+            guard ready > 0 else { throw BenchError(description: "subscribers timed out") }
+            for entry in fds where entry.revents != 0 {
+                done(try readResponse(entry.fd))
+                pending.remove(entry.fd)
+            }
+        }
+    }
+
+    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    private static func connect(port: UInt16) throws -> Int32 {
+        #if canImport(Darwin)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { throw BenchError(description: "socket() failed") }
+        var noDelay: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw BenchError(description: "connect() failed")
+        }
+        return fd
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return send(fd, base + offset, raw.count - offset, 0)
+            }
+            guard written > 0 else { throw BenchError(description: "send() failed") }
+            offset += written
+        }
+    }
+}
