@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "PubNubCore", targets: ["PubNubCore"]),
         .library(name: "DataSync", targets: ["DataSync"]),
         .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
+        .library(name: "Messaging", targets: ["Messaging"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -47,6 +48,10 @@ let package = Package(
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "JSONPatch", "Transport", "FilterExpression"]),
         // Message encryption (PubNub's crypto module): libcrypto at run time, CommonCrypto on Apple.
         .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
+        // Publish, fire, signal, channel groups, presence REST calls and time (Documentation/Messaging.md).
+        .target(
+            name: "Messaging",
+            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto", "CZlib"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -99,6 +104,12 @@ let package = Package(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "MessagingTests",
+            dependencies: [
+                "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
+                "PubNubCrypto",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
