@@ -76,16 +76,19 @@ package enum MessagingCall {
                 message: "publishing needs a publish key (PubNubConfiguration.publishKey); nothing was sent")
         }
         if options.channel.isEmpty { throw PubNubError.missingRequiredParameter("channel") }
-        var value = try messageValue(options)
-        if options.kind != .signal, let crypto = settings.cryptoModule {
+        var message = try json(options.message, what: "message")
+        if options.kind != .signal, let crypto = settings.cryptoModule, let plain = message {
             do {
-                value = .string(try crypto.encryptMessage(value))
+                message = .string(try crypto.encryptMessage(plain))
             } catch {
                 throw PubNubError(
                     reason: .invalidArguments, message: "the message could not be encrypted: \(error)",
                     underlying: error)
             }
         }
+        // Push sections are merged after encryption: the push services must read them, so an
+        // encrypted message travels under `pn_other` beside them.
+        let value = try messageValue(message, options)
         let text = try jsonBytes(value, what: "message")
         let query = try publishQuery(options)
         let endpoint = options.kind == .signal ? "signal" : "publish"
@@ -142,9 +145,10 @@ package enum MessagingCall {
         }
     }
 
-    /// The message as JSON, with the push sections merged in.
-    private static func messageValue(_ options: PublishOptions) throws(PubNubError) -> JSONValue {
-        let message = try json(options.message, what: "message")
+    /// The message (already encrypted when it must be) with the push sections merged in.
+    private static func messageValue(_ message: JSONValue?, _ options: PublishOptions) throws(PubNubError)
+        -> JSONValue
+    {
         if let payloads = options.payloads, !payloads.isEmpty, options.kind != .signal {
             return payloads.merged(into: message)
         }

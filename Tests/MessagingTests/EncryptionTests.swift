@@ -39,6 +39,20 @@ struct EncryptionTests {
         #expect(try crypto.decryptMessage(base64) == [1, 2, 3])
     }
 
+    @Test func pushSectionsStayReadableBesideTheCiphertext() async throws {
+        let (pubnub, recorder) = MessagingFixtures.recorded()
+        let crypto = try module()
+        pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(cryptoModule: crypto))
+        try await pubnub.publish(
+            channel: "secret", message: ["text": "hello"], payloads: PubNubPushPayload().apns(title: "New"))
+        let segment = try #require(recorder.lastRequest?.path.split(separator: "/").last)
+        let text = try #require(MessagingFixtures.percentDecoded(String(segment)))
+        let wire = try JSONValue(parsing: text)
+        #expect(wire["pn_apns"] == ["aps": ["alert": ["title": "New"]]])
+        let base64 = try #require(wire["pn_other"]?.stringValue)
+        #expect(try crypto.decryptMessage(base64) == ["text": "hello"])
+    }
+
     @Test func signalsAreNotEncrypted() async throws {
         let (pubnub, recorder) = MessagingFixtures.recorded()
         pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(cryptoModule: try module()))
