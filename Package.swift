@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "DataSync", targets: ["DataSync"]),
         .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
         .library(name: "Realtime", targets: ["Realtime"]),
+        .library(name: "Messaging", targets: ["Messaging"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -50,6 +51,10 @@ let package = Package(
         .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
         // The subscribe loop, subscriptions, listeners and presence heartbeats (Documentation/Realtime.md).
         .target(name: "Realtime", dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth"]),
+        // Publish, fire, signal, channel groups, presence REST calls and time (Documentation/Messaging.md).
+        .target(
+            name: "Messaging",
+            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto", "CZlib"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -109,6 +114,12 @@ let package = Package(
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "MessagingTests",
+            dependencies: [
+                "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
+                "PubNubCrypto",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

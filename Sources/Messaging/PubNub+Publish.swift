@@ -1,0 +1,171 @@
+public import JSONCore
+public import PubNubCore
+import Transport
+
+extension PubNub {
+    // MARK: async
+
+    /// Publishes a message to a channel and returns the timetoken the service gave it.
+    ///
+    /// One method for every publish variant of the seed API: leave out what you do not need.
+    /// The request is a GET with the message in the path, or a POST with the message in the body
+    /// when `shouldCompress` is on (gzip, `Content-Encoding: gzip`) or the GET request line would
+    /// be too long (see `Documentation/Messaging.md`). When ``messagingConfiguration`` has a
+    /// crypto module, the message is encrypted first and travels as its base64 ciphertext.
+    ///
+    /// A publish is **not retried automatically**, whatever the configured retry policy: after a
+    /// lost answer, a resend could deliver the message twice. Call it again to retry, or pass
+    /// `custom: PubNub.RequestConfiguration(retryPolicy: …)` to opt in. Publishes you `await` one
+    /// after the other reach the channel in that order; publishes started concurrently have no
+    /// defined order.
+    ///
+    /// - Parameters:
+    ///   - channel: The channel to publish to; not a wildcard.
+    ///   - message: Any `JSONCodable` value: a `JSONValue` literal, a string, your own `Codable` struct.
+    ///   - customMessageType: A label subscribers receive with the message: 3 to 50 characters of
+    ///     `A-Z a-z 0-9 _ -`, not starting with `-`, `_`, `pn-` or `pn_`.
+    ///   - shouldStore: Whether Message Persistence keeps the message; `nil` uses the keyset's default.
+    ///   - storeTTL: How many hours it is kept; `0` keeps it for the keyset's retention; `nil` for the
+    ///     keyset's default.
+    ///   - meta: Metadata subscribers' filter expressions can test (sent as JSON text, not encrypted).
+    ///   - payloads: Mobile push sections merged into the message (see ``PubNubPushPayload``).
+    ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
+    ///   - requestConfig: Per-request overrides.
+    /// - Returns: The message's timetoken.
+    /// - Throws: ``PubNubError``, before sending: `.invalidConfiguration` without a publish key,
+    ///   `.missingRequiredParameter` for an empty channel, `.invalidArguments` for a value that
+    ///   cannot be encoded or encrypted, a bad `customMessageType` or a negative `storeTTL`,
+    ///   `.messageTooLarge` over ``MessagingConfiguration/messageSizeLimit``. From the service:
+    ///   `.messageTooLarge`, `.invalidKey`, `.invalidJSON`, `.forbidden`, `.requestURITooLong`, or
+    ///   the reason of the HTTP status; transport failures as for every call.
+    ///
+    /// ```swift
+    /// let timetoken = try await pubnub.publish(channel: "room-1", message: ["text": "hello"])
+    /// ```
+    @discardableResult
+    public func publish(
+        channel: String, message: any JSONCodable, customMessageType: String? = nil, shouldStore: Bool? = nil,
+        storeTTL: Int? = nil, meta: (any JSONCodable)? = nil, payloads: PubNubPushPayload? = nil,
+        shouldCompress: Bool = false,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> Timetoken {
+        try await send(
+            PublishOptions(
+                kind: .publish, channel: channel, message: message, payloads: payloads,
+                customMessageType: customMessageType, shouldStore: shouldStore, storeTTL: storeTTL, meta: meta,
+                shouldCompress: shouldCompress),
+            custom: requestConfig)
+    }
+
+    /// Fires a message: a publish that is neither stored nor replicated, delivered only to the
+    /// Functions (event handlers) of the channel, never to subscribers (`store=0&norep=true`).
+    ///
+    /// Encrypted like a publish when a crypto module is set; not retried automatically.
+    ///
+    /// - Returns: The message's timetoken.
+    /// - Throws: ``PubNubError`` as ``publish(channel:message:customMessageType:shouldStore:storeTTL:meta:payloads:shouldCompress:custom:)``.
+    @discardableResult
+    public func fire(
+        channel: String, message: any JSONCodable, meta: (any JSONCodable)? = nil,
+        payloads: PubNubPushPayload? = nil, shouldCompress: Bool = false,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> Timetoken {
+        try await send(
+            PublishOptions(
+                kind: .fire, channel: channel, message: message, payloads: payloads, meta: meta,
+                shouldCompress: shouldCompress),
+            custom: requestConfig)
+    }
+
+    /// Sends a signal: a small, unstored message (`GET /signal/…`) delivered to subscribers as a
+    /// signal event.
+    ///
+    /// Signals are never encrypted, even with a crypto module set, as in PubNub's JavaScript and
+    /// Kotlin SDKs (PubNub's Swift SDK encrypts them; the subscriber side must then not expect
+    /// ciphertext). Not retried automatically.
+    ///
+    /// - Returns: The signal's timetoken.
+    /// - Throws: ``PubNubError``: `.signalTooLarge` when the message's JSON text is longer than
+    ///   ``MessagingConfiguration/signalSizeLimit`` (64 bytes by default; nothing is sent) or when
+    ///   the service says so; otherwise as for publish.
+    ///
+    /// ```swift
+    /// try await pubnub.signal(channel: "room-1", message: ["typing": true])
+    /// ```
+    @discardableResult
+    public func signal(
+        channel: String, message: any JSONCodable, customMessageType: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
+    ) async throws -> Timetoken {
+        try await send(
+            PublishOptions(kind: .signal, channel: channel, message: message, customMessageType: customMessageType),
+            custom: requestConfig)
+    }
+
+    // MARK: completion
+
+    /// Publishes a message; see the `async` form. `completion` runs in the configured context with
+    /// the timetoken or the ``PubNubError``.
+    public func publish(
+        channel: String, message: any JSONCodable, customMessageType: String? = nil, shouldStore: Bool? = nil,
+        storeTTL: Int? = nil, meta: (any JSONCodable)? = nil, payloads: PubNubPushPayload? = nil,
+        shouldCompress: Bool = false,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+    ) {
+        pipeline.complete(completion) {
+            try await self.publish(
+                channel: channel, message: message, customMessageType: customMessageType, shouldStore: shouldStore,
+                storeTTL: storeTTL, meta: meta, payloads: payloads, shouldCompress: shouldCompress,
+                custom: requestConfig)
+        }
+    }
+
+    /// Fires a message; see the `async` form. `completion` runs in the configured context.
+    public func fire(
+        channel: String, message: any JSONCodable, meta: (any JSONCodable)? = nil,
+        payloads: PubNubPushPayload? = nil, shouldCompress: Bool = false,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+    ) {
+        pipeline.complete(completion) {
+            try await self.fire(
+                channel: channel, message: message, meta: meta, payloads: payloads, shouldCompress: shouldCompress,
+                custom: requestConfig)
+        }
+    }
+
+    /// Sends a signal; see the `async` form. `completion` runs in the configured context.
+    public func signal(
+        channel: String, message: any JSONCodable, customMessageType: String? = nil,
+        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
+        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+    ) {
+        pipeline.complete(completion) {
+            try await self.signal(
+                channel: channel, message: message, customMessageType: customMessageType, custom: requestConfig)
+        }
+    }
+
+    // MARK: shared
+
+    /// Builds, checks and sends one publish-family request; what every form above ends in.
+    package func send(
+        _ options: PublishOptions, custom requestConfig: PubNub.RequestConfiguration
+    ) async throws(PubNubError) -> Timetoken {
+        var custom = requestConfig
+        // A resent publish may be delivered twice: retry only when the caller asks.
+        if custom.retryPolicy == nil { custom.retryPolicy = RetryPolicy.none }
+        let pipeline = self.pipeline
+        let request = custom
+        let call = try MessagingCall.publish(
+            options, publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey,
+            settings: messagingConfiguration
+        ) { call throws(PubNubError) in
+            try pipeline.request(call, custom: request).target.utf8.count
+        }
+        let response = try await pipeline.exchange(
+            try pipeline.request(call, custom: custom), chain: .retrying, custom: custom)
+        return try MessagingResponse.publishTimetoken(response)
+    }
+}
