@@ -184,7 +184,9 @@ package actor SubscribeLoop {
             case .malformed(let salvaged, let reason):
                 if let salvaged {
                     return .responseReceived(
-                        id: id, response: SubscribeResponse(cursor: salvaged, envelopes: [], problems: [reason]))
+                        id: id,
+                        response: SubscribeResponse(
+                            cursor: salvaged, envelopes: [], problems: [reason], isSalvaged: true))
                 }
                 return .requestFailed(
                     id: id,

@@ -62,11 +62,17 @@ package struct SubscribeResponse: Hashable, Sendable {
     package var envelopes: [SubscribeEnvelope]
     /// Why envelopes were left out (one line each), empty when every envelope decoded.
     package var problems: [String]
+    /// Whether the body did not parse and only its cursor was read: whatever `m` held is lost
+    /// unless the same long-poll is asked again.
+    package var isSalvaged: Bool
 
-    package init(cursor: SubscribeCursor, envelopes: [SubscribeEnvelope], problems: [String] = []) {
+    package init(
+        cursor: SubscribeCursor, envelopes: [SubscribeEnvelope], problems: [String] = [], isSalvaged: Bool = false
+    ) {
         self.cursor = cursor
         self.envelopes = envelopes
         self.problems = problems
+        self.isSalvaged = isSalvaged
     }
 }
 

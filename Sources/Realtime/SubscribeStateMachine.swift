@@ -117,6 +117,9 @@ package struct SubscribeStateMachine: Sendable {
     /// The timetoken the next handshake resumes from (a user timetoken or a restore).
     package private(set) var pendingTimetoken: Timetoken?
     package private(set) var generation: UInt64 = 0
+    /// The cursor a long-poll was asked again from after its answer could not be parsed; a second
+    /// unreadable answer from it moves on to the cursor salvaged from that answer.
+    package private(set) var salvageRetryCursor: SubscribeCursor?
 
     package init(settings: Settings) {
         self.settings = settings
@@ -263,6 +266,15 @@ package struct SubscribeStateMachine: Sendable {
             effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: next))
             effects.append(.emitStatus(status(attempt > 0 ? .reconnected : .connected, .subscribe), retryID: nil))
         case .receiving:
+            if response.isSalvaged, let current = cursor, salvageRetryCursor != current {
+                // The answer's cursor was read but its messages were not: ask for them again from
+                // the cursor this long-poll was sent with, once, instead of skipping past them.
+                salvageRetryCursor = current
+                generation &+= 1
+                effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: current))
+                break
+            }
+            salvageRetryCursor = nil
             advance(to: response.cursor)
             if !response.envelopes.isEmpty { effects.append(.deliver(response.envelopes)) }
             let threshold = settings.requestMessageCountThreshold

@@ -199,19 +199,35 @@ struct SubscribeLoopTests {
         #expect(SubscribeLoop.failure(for: TransportError(code: .tls, message: "")).isRetryable)
     }
 
-    @Test("a malformed 200 body with a readable cursor reports malformedResponse and keeps polling from it")
+    @Test("a malformed 200 body with a readable cursor is asked for again once, then skipped from its cursor")
     func malformedSalvaged() async {
         let service = FakeService()
         let pubnub = makeClient(service, clock: ManualClock())
         let statuses = Recorder<PubNubStatus>()
+        let messages = Recorder<PubNubMessage>()
         pubnub.onStatus = { statuses.append($0) }
+        pubnub.onMessage = { messages.append($0) }
+        let truncated = HTTPResponse(status: 200, body: Array(#"{"t":{"t":"150","r":1},"m":[{"a":"#.utf8))
         service.push(Answer.subscribe("100"))
-        service.push(HTTPResponse(status: 200, body: Array(#"{"t":{"t":"150","r":1},"m":[{"a":"#.utf8)))
+        service.push(truncated)
+        service.push(Answer.subscribe("150", [Answer.message("a", 1, tt: "150")]))
         pubnub.subscribe(to: ["a"])
-        #expect(await service.waitForSubscribes(3))
-        #expect(service.subscribeRequests[2].queryValue("tt") == "150")
-        #expect(await statuses.waitFor(2))
+        // The messages of the unreadable answer are asked for again from the cursor it was sent with.
+        #expect(await service.waitForSubscribes(4))
+        #expect(service.subscribeRequests[2].queryValue("tt") == "100")
+        #expect(service.subscribeRequests[3].queryValue("tt") == "150")
+        #expect(await messages.waitFor(1))
+        #expect(messages.all.map(\.payload) == [1])
         #expect(statuses.all.map(\.category) == [.connected, .malformedResponse])
+        // Two unreadable answers in a row from one cursor: the loop moves on to the salvaged cursor.
+        service.push(truncated)
+        service.push(HTTPResponse(status: 200, body: Array(#"{"t":{"t":"190","r":1},"m":[{"a":"#.utf8)))
+        #expect(await service.waitForSubscribes(6))
+        #expect(service.subscribeRequests[4].queryValue("tt") == "150")
+        #expect(service.subscribeRequests[5].queryValue("tt") == "190")
+        #expect(await statuses.waitFor(4))
+        #expect(
+            statuses.all.map(\.category) == [.connected, .malformedResponse, .malformedResponse, .malformedResponse])
     }
 
     @Test("requestMessageCountExceeded fires when one answer holds the threshold")
