@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
-        .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth"]),
+        .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
         // Features: siblings over PubNubCore that never import each other.
         .target(
             name: "DataSync",
@@ -50,7 +50,10 @@ let package = Package(
         // Message encryption (PubNub's crypto module): libcrypto at run time, CommonCrypto on Apple.
         .target(name: "PubNubCrypto", dependencies: ["CCrypto", "JSONCore"]),
         // The subscribe loop, subscriptions, listeners and presence heartbeats (Documentation/Realtime.md).
-        .target(name: "Realtime", dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth"]),
+        .target(
+            name: "Realtime",
+            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]
+        ),
         // Publish, fire, signal, channel groups, presence REST calls and time (Documentation/Messaging.md).
         .target(
             name: "Messaging",
@@ -105,7 +108,9 @@ let package = Package(
             name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
         .testTarget(
             name: "RealtimeTests",
-            dependencies: ["Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth"]),
+            dependencies: [
+                "Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth", "PubNubCrypto",
+            ]),
         .testTarget(
             name: "DataSyncTestSupportTests",
             dependencies: ["DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore"]),

@@ -3,21 +3,26 @@ public import PubNubCore
 public import PubNubCrypto
 
 extension PubNub {
-    /// Settings of the publish family that `PubNubConfiguration` does not hold (yet): the crypto
-    /// module that encrypts published messages, and the size limits checked before sending.
+    /// Settings of the publish family that `PubNubConfiguration` does not hold: the size limits
+    /// checked before sending, and a crypto module that overrides `PubNubConfiguration.cryptoModule`
+    /// for publishing only.
     ///
     /// Set it once, right after creating the client, with ``PubNub/set(messagingConfiguration:)``;
-    /// every later publish, fire and signal reads it when it is called.
+    /// every later publish, fire and signal reads it when it is called. Encryption belongs in
+    /// `PubNubConfiguration.cryptoModule`, which the subscribe loop reads too.
     ///
     /// ```swift
+    /// var configuration = PubNubConfiguration(publishKey: "pub-c-…", subscribeKey: "sub-c-…", userId: "me")
+    /// configuration.cryptoModule = try CryptoModule.aesCbcCryptoModule(cipherKey: "secret")
     /// let pubnub = PubNub(configuration: configuration)
-    /// pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(
-    ///     cryptoModule: try CryptoModule.aesCbcCryptoModule(cipherKey: "secret")))
+    /// pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(messageSizeLimit: 65_536))
     /// ```
     public struct MessagingConfiguration: Sendable {
         /// Encrypts every published and fired message when set (the wire then carries the base64
-        /// ciphertext as a JSON string). Signals are never encrypted. `nil` (the default) sends
-        /// messages as they are.
+        /// ciphertext as a JSON string), in place of `PubNubConfiguration.cryptoModule`. `nil` (the
+        /// default) uses the configuration's module, or sends messages as they are when that is
+        /// `nil` too. Signals are never encrypted. Received messages are decrypted with the
+        /// configuration's module only, so prefer setting that one.
         public var cryptoModule: CryptoModule?
         /// The largest publish or fire, in bytes, counting the channel name and the message as it
         /// travels (percent-encoded in a GET path, the body of a POST, gzip-compressed when
@@ -34,7 +39,8 @@ extension PubNub {
         /// The service's default signal limit: 64 bytes.
         public static let defaultSignalSizeLimit = 64
 
-        /// Creates settings; the defaults encrypt nothing and check the service's default limits.
+        /// Creates settings; the defaults leave encryption to `PubNubConfiguration.cryptoModule` and
+        /// check the service's default limits.
         public init(
             cryptoModule: CryptoModule? = nil, messageSizeLimit: Int = MessagingConfiguration.defaultMessageSizeLimit,
             signalSizeLimit: Int = MessagingConfiguration.defaultSignalSizeLimit

@@ -10,8 +10,9 @@ extension PubNub {
     /// One method for every publish variant of the seed API: leave out what you do not need.
     /// The request is a GET with the message in the path, or a POST with the message in the body
     /// when `shouldCompress` is on (gzip, `Content-Encoding: gzip`) or the GET request line would
-    /// be too long (see `Documentation/Messaging.md`). When ``messagingConfiguration`` has a
-    /// crypto module, the message is encrypted first and travels as its base64 ciphertext.
+    /// be too long (see `Documentation/Messaging.md`). When a crypto module is set
+    /// (`messagingConfiguration.cryptoModule`, else `configuration.cryptoModule`), the message is
+    /// encrypted first and travels as its base64 ciphertext.
     ///
     /// A publish is **not retried automatically**, whatever the configured retry policy: after a
     /// lost answer, a resend could deliver the message twice. Call it again to retry, or pass
@@ -158,9 +159,12 @@ extension PubNub {
         if custom.retryPolicy == nil { custom.retryPolicy = RetryPolicy.none }
         let pipeline = self.pipeline
         let request = custom
+        // The messaging override wins; otherwise the client's configured module encrypts.
+        var settings = messagingConfiguration
+        if settings.cryptoModule == nil { settings.cryptoModule = configuration.cryptoModule }
         let call = try MessagingCall.publish(
             options, publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey,
-            settings: messagingConfiguration
+            settings: settings
         ) { call throws(PubNubError) in
             try pipeline.request(call, custom: request).target.utf8.count
         }

@@ -8,6 +8,8 @@
 //   sinks are the one middleware most apps add), a `RetryPolicy` and a `TokenProvider` (asked
 //   with a `TokenRefreshReason`).
 // - `PubNub.RequestConfiguration` takes query items and headers.
+// - The configuration's `cryptoModule` is a `CryptoModule` (made with its factories, which throw
+//   `CryptoError`).
 // - `TransportError` and `AuthError` are what `PubNubError.underlying` holds for transport and
 //   token failures, so callers can inspect them without another import.
 
@@ -16,6 +18,8 @@
 @_exported public import protocol Auth.TokenProvider
 @_exported public import struct Auth.TokenRefreshReason
 @_exported public import struct DataSyncModels.PubNubError
+@_exported public import struct PubNubCrypto.CryptoError
+@_exported public import struct PubNubCrypto.CryptoModule
 @_exported public import struct Transport.ClosureLogSink
 @_exported public import protocol Transport.HTTPClient
 @_exported public import struct Transport.HTTPHeaders

@@ -1,5 +1,6 @@
 public import Auth
 public import DataSyncModels
+public import PubNubCrypto
 public import Transport
 
 /// Everything a ``PubNub`` client needs: keys, identity, where the service is, and how requests
@@ -64,6 +65,20 @@ public struct PubNubConfiguration: Sendable {
     /// filters in one call fail with `.invalidFilterExpression` and nothing is sent. No class
     /// schema is known to the client, so property names are not checked against declarations.
     public var validatesFiltersLocally: Bool
+
+    /// Encrypts published messages and decrypts received ones when set; `nil` (the default) sends
+    /// and delivers messages as they are.
+    ///
+    /// The Messaging module encrypts what `publish` and `fire` send (never signals) and the
+    /// Realtime subscribe loop decrypts messages and file events it receives (never signals,
+    /// presence or DataSync events). A received message that cannot be decrypted is delivered as it
+    /// arrived, with a `decryptionError` status.
+    ///
+    /// ```swift
+    /// var configuration = PubNubConfiguration(publishKey: "pub-c-…", subscribeKey: "sub-c-…", userId: "me")
+    /// configuration.cryptoModule = try CryptoModule.aesCbcCryptoModule(cipherKey: "my-cipher-key")
+    /// ```
+    public var cryptoModule: CryptoModule?
 
     /// The overall deadline of a REST call when none is set: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)

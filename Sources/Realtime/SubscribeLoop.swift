@@ -112,7 +112,11 @@ package actor SubscribeLoop {
                     hub.send(.reconnectTimerFired(id: id))
                 })
         case .deliver(let envelopes):
-            hub.deliver(envelopes)
+            let outcome = SubscribeDecryption.decrypt(
+                envelopes, with: pipeline.configuration.cryptoModule, channels: machine.channels,
+                groups: machine.groups)
+            hub.deliver(outcome.envelopes)
+            for status in outcome.statuses { hub.deliver(status) }
         case .emitStatus(var status, let retryID):
             if let retryID {
                 let hub = self.hub

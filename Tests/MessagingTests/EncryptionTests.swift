@@ -67,3 +67,48 @@ struct EncryptionTests {
         #expect(recorder.lastRequest?.path == "/publish/myPublishKey/mySubKey/0/c/0/%22plain%22")
     }
 }
+
+@Suite("Publishing with the configuration's crypto module")
+struct ConfigurationEncryptionTests {
+    private static func client(
+        _ recorder: RecordingHTTPClient, module: CryptoModule?
+    ) -> PubNub {
+        var configuration = PubNubConfiguration(
+            publishKey: MessagingFixtures.publishKey, subscribeKey: MessagingFixtures.subscribeKey,
+            userId: MessagingFixtures.userId, transport: recorder, retryPolicy: .none)
+        configuration.cryptoModule = module
+        return PubNub(configuration: configuration)
+    }
+
+    private static func sentMessage(_ recorder: RecordingHTTPClient) throws -> JSONValue {
+        let segment = try #require(recorder.lastRequest?.path.split(separator: "/").last)
+        let text = try #require(MessagingFixtures.percentDecoded(String(segment)))
+        return try JSONValue(parsing: text)
+    }
+
+    @Test func publishEncryptsWithPubNubConfigurationCryptoModule() async throws {
+        let recorder = RecordingHTTPClient(
+            MockHTTPClient.success(status: 200, body: Array(MessagingFixtures.sent.utf8)))
+        let crypto = try CryptoModule.legacyCryptoModule(cipherKey: "configured")
+        let pubnub = Self.client(recorder, module: crypto)
+        try await pubnub.publish(channel: "secret", message: ["text": "hello"])
+        let base64 = try #require(try Self.sentMessage(recorder).stringValue)
+        #expect(try crypto.decryptMessage(base64) == ["text": "hello"])
+        // Signals stay plain.
+        try await pubnub.signal(channel: "secret", message: "typing")
+        #expect(try Self.sentMessage(recorder) == "typing")
+    }
+
+    @Test func messagingConfigurationModuleOverridesTheConfigurationOne() async throws {
+        let recorder = RecordingHTTPClient(
+            MockHTTPClient.success(status: 200, body: Array(MessagingFixtures.sent.utf8)))
+        let configured = try CryptoModule.legacyCryptoModule(cipherKey: "configured")
+        let override = try CryptoModule.aesCbcCryptoModule(cipherKey: "override")
+        let pubnub = Self.client(recorder, module: configured)
+        pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(cryptoModule: override))
+        try await pubnub.publish(channel: "secret", message: 42)
+        let base64 = try #require(try Self.sentMessage(recorder).stringValue)
+        #expect(try override.decryptMessage(base64) == 42)
+        #expect(throws: CryptoError.self) { try configured.decryptMessage(base64) }
+    }
+}
