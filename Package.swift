@@ -73,7 +73,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "EmulatorHTTP",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto",
+                "PubNubCrypto", "Realtime", "Messaging",
             ]
         ),
 
@@ -110,6 +110,12 @@ let package = Package(
             name: "RealtimeTests",
             dependencies: [
                 "Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth", "PubNubCrypto",
+            ]),
+        .testTarget(
+            name: "RealtimeIntegrationTests",
+            dependencies: [
+                "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "EmulatorHTTP", "DataSyncTestSupport",
+                "JSONCore", "Transport", "PubNubCrypto",
             ]),
         .testTarget(
             name: "DataSyncTestSupportTests",
