@@ -230,7 +230,16 @@ final class ObservingHandler: ServerHandler {
                     continuation.resume()
                     return
                 }
-                waiters.withLock { $0.append(Waiter(id: id, condition: condition, continuation: continuation)) }
+                let cancelled = waiters.withLock { waiters -> Bool in
+                    // Checked under the lock the cancellation handler takes, so neither is missed.
+                    if Task.isCancelled { return true }
+                    waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
+                    return false
+                }
+                if cancelled {
+                    continuation.resume()
+                    return
+                }
                 // The state may have moved between the check and the registration.
                 update { _ in }
             }
