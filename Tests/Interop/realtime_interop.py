@@ -105,9 +105,12 @@ async def subscribe(origin, count):
             if remaining <= 0:
                 print("TIMEOUT", flush=True)
                 return 1
+            waits = [asyncio.ensure_future(r.changed.wait()) for _, r, _ in readers]
+            await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
             for _, recorder, _ in readers:
                 recorder.changed.clear()
-            await asyncio.sleep(0.05)
         print("DONE", flush=True)
         return 0
     finally:
