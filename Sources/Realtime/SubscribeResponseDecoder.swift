@@ -128,26 +128,43 @@ package enum SubscribeResponseDecoder {
     }
 
     private static func envelope(_ value: JSONValue) -> Result<SubscribeEnvelope, Problem> {
-        guard let item = value.objectValue else { return .failure(Problem(text: "not an object")) }
-        guard let channel = item["c"]?.stringValue else { return .failure(Problem(text: "no \"c\" channel")) }
-        guard let publishedValue = item["p"], let published = cursor(publishedValue) else {
+        guard case .object(let item) = value else { return .failure(Problem(text: "not an object")) }
+        // One pass over the keys instead of a hashed lookup per field: envelopes carry a dozen
+        // one- to three-letter keys, so comparing them is cheaper than hashing each name.
+        var channel: String?
+        var published: JSONValue?
+        var typeValue: JSONValue?
+        var envelope = SubscribeEnvelope(
+            published: SubscribeCursor(timetoken: 0, region: 0), channel: "", payload: .null)
+        for (key, field) in item {
+            switch key {
+            case "c": channel = field.stringValue
+            case "p": published = field
+            case "d": envelope.payload = field
+            case "e": typeValue = field
+            case "i": envelope.publisher = field.stringValue
+            case "a": envelope.shard = field.stringValue
+            case "f": envelope.flags = field.intValue
+            case "k": envelope.subscribeKey = field.stringValue
+            case "b": envelope.subscriptionMatch = field.stringValue
+            case "u": envelope.metadata = field.isNull ? nil : field
+            case "s": envelope.sequence = field.intValue
+            case "o": envelope.origination = cursor(field)
+            case "cmt": envelope.customMessageType = field.stringValue
+            default: continue
+            }
+        }
+        guard let channel else { return .failure(Problem(text: "no \"c\" channel")) }
+        guard let published, let publishedCursor = cursor(published) else {
             return .failure(Problem(text: "no readable \"p\" timetoken"))
         }
-        let type: Int?
-        if let raw = item["e"], !raw.isNull {
+        if let raw = typeValue, !raw.isNull {
             guard let number = raw.intValue else { return .failure(Problem(text: "\"e\" is not an integer")) }
-            type = number
-        } else {
-            type = nil
+            envelope.type = number
         }
-        let metadata = item["u"].flatMap { $0.isNull ? nil : $0 }
-        return .success(
-            SubscribeEnvelope(
-                shard: item["a"]?.stringValue, flags: item["f"]?.intValue, type: type,
-                publisher: item["i"]?.stringValue, sequence: item["s"]?.intValue, published: published,
-                origination: item["o"].flatMap(cursor), subscribeKey: item["k"]?.stringValue, channel: channel,
-                subscriptionMatch: item["b"]?.stringValue, payload: item["d"] ?? .null, metadata: metadata,
-                customMessageType: item["cmt"]?.stringValue))
+        envelope.channel = channel
+        envelope.published = publishedCursor
+        return .success(envelope)
     }
 
     /// Reads `{"t": "<timetoken>", "r": <region>}`.
