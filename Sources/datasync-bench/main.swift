@@ -12,6 +12,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "client", run: ClientBenchmarks.run),
     BenchGroup(name: "crypto", run: CryptoBenchmarks.run),
     BenchGroup(name: "pubsub", run: PubSubBenchmarks.run),
+    BenchGroup(name: "realtime", run: RealtimeBenchmarks.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

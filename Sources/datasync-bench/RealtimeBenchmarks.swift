@@ -1,0 +1,168 @@
+import DataSyncEmulator
+import Foundation
+import JSONCore
+import Messaging
+import PubNubCore
+import Realtime
+import Transport
+
+/// Realtime rows: subscribe-answer decoding (ours against the Python SDK's decoder on the same
+/// bytes) and publish→onMessage latency on loopback through the emulator.
+enum RealtimeBenchmarks {
+    static func run() async throws -> [BenchRow] {
+        var rows: [BenchRow] = []
+        let body = answer(messages: 100)
+        guard case .decoded(let check) = SubscribeResponseDecoder.decode(body), check.envelopes.count == 100 else {
+            throw BenchFailure(message: "the benchmark answer did not decode into 100 envelopes")
+        }
+        var decoded = 0
+        let ours = Bench.throughput(operations: 100) {
+            if case .decoded(let response) = SubscribeResponseDecoder.decode(body) {
+                decoded &+= response.envelopes.count
+            }
+        }
+        guard decoded > 0 else { throw BenchFailure(message: "nothing decoded") }
+        let python = pythonDecoder(body)
+        rows.append(
+            BenchRow(
+                scenario: "realtime: decode a 100-message subscribe answer (\(body.count / 1024) KiB)",
+                unit: "envelopes/s", ours: ours,
+                baselineName: python == nil ? nil : "pubnub 10.8.0 json.loads + SubscribeEnvelope.from_json",
+                baseline: python))
+        let parseOnly = Bench.throughput(operations: 100) {
+            if case .object(let object)? = try? JSONValue(parsing: body) { decoded &+= object.count }
+        }
+        rows.append(
+            BenchRow(
+                scenario: "realtime: decode a 100-message subscribe answer, envelopes included", unit: "envelopes/s",
+                ours: ours, baselineName: "JSONValue(parsing:) of the same bytes alone", baseline: parseOnly))
+        let latency = try await latencies(rounds: 300)
+        rows.append(
+            BenchRow(
+                scenario: "realtime: publish→onMessage p50, loopback via emulator (curl)", unit: "ms",
+                ours: latency.p50, baselineName: "publish acknowledgment alone, p50", baseline: latency.ackP50,
+                higherIsBetter: false))
+        rows.append(
+            BenchRow(
+                scenario: "realtime: publish→onMessage p99, loopback via emulator (curl)", unit: "ms",
+                ours: latency.p99, baselineName: "publish acknowledgment alone, p99", baseline: latency.ackP99,
+                higherIsBetter: false))
+        return rows
+    }
+
+    /// A subscribe answer shaped as the service writes it: `t` first, envelopes with `a`, `f`, `i`,
+    /// `p`, `k`, `c`, `d` (a small chat object), `u` on every other one.
+    static func answer(messages: Int) -> [UInt8] {
+        var items: [JSONValue] = []
+        for index in 0..<messages {
+            var item: [String: JSONValue] = [
+                "a": "1", "f": 0, "i": .string("user-\(index % 7)"),
+                "p": ["t": .string(String(17_900_000_000_000_000 + index)), "r": 1], "k": "sub-c-bench",
+                "c": .string("room.\(index % 5)"),
+                "d": ["text": .string("message number \(index) with some text"), "n": .int(Int64(index))],
+            ]
+            if index.isMultiple(of: 2) { item["u"] = ["lang": "en"] }
+            items.append(.object(item))
+        }
+        let value: JSONValue = ["t": ["t": "17900000000000100", "r": 1], "m": .array(items)]
+        return (try? value.jsonBytes()) ?? []
+    }
+
+    /// Envelopes per second of the Python SDK's decoder on the same bytes, or nil without the venv
+    /// (`PUBNUB_PYTHON`, else `.build/pyvenv/bin/python`).
+    static func pythonDecoder(_ body: [UInt8]) -> Double? {
+        let environment = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+        let python = environment ?? FileManager.default.currentDirectoryPath + "/.build/pyvenv/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else { return nil }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-subscribe-\(getpid()).json")
+        guard (try? Data(body).write(to: file)) != nil else { return nil }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = """
+            import json, sys, time
+            from pubnub.models.server.subscribe import SubscribeEnvelope
+            data = open(sys.argv[1], 'rb').read()
+            def once():
+                envelope = SubscribeEnvelope.from_json(json.loads(data))
+                assert len(envelope.messages) == 100
+            once()
+            best = 0.0
+            deadline = time.perf_counter() + 0.4
+            rounds = 0
+            while time.perf_counter() < deadline or rounds < 3:
+                start = time.perf_counter(); once(); elapsed = time.perf_counter() - start
+                if elapsed > 0: best = max(best, 100 / elapsed)
+                rounds += 1
+            print(best)
+            """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, file.path]
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    struct BenchFailure: Error {
+        var message: String
+    }
+
+    struct Latency {
+        var p50: Double
+        var p99: Double
+        var ackP50: Double
+        var ackP99: Double
+    }
+
+    /// Publishes one message at a time and times until the subscriber's `onMessage` sees it.
+    static func latencies(rounds: Int) async throws -> Latency {
+        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let url = try await emulator.start()
+        defer { Task { await emulator.stop() } }
+        let origin = "127.0.0.1:\(url.port ?? 0)"
+        let subscriber = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: "demo", subscribeKey: "demo", userId: "bench-sub", origin: origin,
+                useSecureConnections: false, transport: try CurlHTTPClient()))
+        let publisher = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: "demo", subscribeKey: "demo", userId: "bench-pub", origin: origin,
+                useSecureConnections: false, transport: try CurlHTTPClient(), retryPolicy: .none))
+        let (arrivals, continuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
+        let (statuses, statusContinuation) = AsyncStream.makeStream(of: PubNubStatus.self)
+        subscriber.onMessage = { _ in continuation.yield(ContinuousClock.now) }
+        subscriber.onStatus = { statusContinuation.yield($0) }
+        subscriber.subscribe(to: ["bench"])
+        for await status in statuses where status.category == .connected { break }
+        var iterator = arrivals.makeAsyncIterator()
+        let clock = ContinuousClock()
+        var delivered: [Double] = []
+        var acknowledged: [Double] = []
+        for index in 0..<rounds {
+            let start = clock.now
+            _ = try await publisher.publish(channel: "bench", message: JSONValue.object(["n": .int(Int64(index))]))
+            let acked = clock.now
+            guard let arrival = await iterator.next() else { break }
+            if index >= 10 {
+                delivered.append(milliseconds(start.duration(to: arrival)))
+                acknowledged.append(milliseconds(start.duration(to: acked)))
+            }
+        }
+        subscriber.unsubscribeAll()
+        func percentile(_ values: [Double], _ p: Double) -> Double {
+            let sorted = values.sorted()
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        }
+        return Latency(
+            p50: percentile(delivered, 0.5), p99: percentile(delivered, 0.99), ackP50: percentile(acknowledged, 0.5),
+            ackP99: percentile(acknowledged, 0.99))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+}
