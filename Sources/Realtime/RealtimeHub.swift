@@ -173,7 +173,8 @@ package final class RealtimeHub: Sendable {
         var all: [PubNubEvent] = []
         all.reserveCapacity(envelopes.count)
         for envelope in envelopes {
-            let event = dataSync.withLock { $0.process(PubNubEvent(envelope: envelope)) }
+            let decoded = PubNubEvent(envelope: envelope)
+            let event = dataSync.withLock { $0.process(decoded) }
             all.append(event)
             var seen: Set<ObjectIdentifier> = []
             for subscriber in subscribers {
