@@ -147,7 +147,7 @@ package struct DataSyncDeduplicator: Sendable {
 /// The client's memory of the sides of memberships and relationships, learned from their create
 /// and update events, so a delete event (which carries only an id) can name them.
 ///
-/// Keeps the last ``capacity`` links written (10,000 by default); a delete keeps its entry, so
+/// Keeps the last `capacity` links written (10,000 by default); a delete keeps its entry, so
 /// the copy of the delete on the other side's channel names the sides too.
 package struct DataSyncLinkMemory: Sendable {
     package static let defaultCapacity = 10_000
