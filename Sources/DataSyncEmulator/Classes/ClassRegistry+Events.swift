@@ -49,7 +49,8 @@ extension ClassRegistry {
             defaultPointers = properties.values.map(\.pointer).filter { !tagged.contains($0) }.sorted()
         }
         let statusDeclared =
-            properties.values.contains { $0.pointer == "/status" } || declared.contains { $0.pointers.contains("/status") }
+            properties.values.contains { $0.pointer == "/status" }
+            || declared.contains { $0.pointers.contains("/status") }
         if !statusDeclared { defaultPointers.append("/status") }
         return [ChangeEvent.Projection(name: defaultName, pointers: defaultPointers)]
             + named.map { ChangeEvent.Projection(name: $0.name, pointers: $0.pointers) }

@@ -112,18 +112,19 @@ extension DataSyncEventBridge {
         }
 
         func published(_ number: UInt64, _ records: [PublishedDataSyncEvent]) {
-            let (ready, streams): ([CheckedContinuation<Void, Never>], [AsyncStream<PublishedDataSyncEvent>.Continuation]) =
-                state.withLock { state in
-                    state.published = max(state.published, number)
-                    state.records += records
-                    if state.records.count > Self.recordCapacity + Self.recordCapacity / 4 {
-                        state.records.removeFirst(state.records.count - Self.recordCapacity)
+            let (ready, streams):
+                ([CheckedContinuation<Void, Never>], [AsyncStream<PublishedDataSyncEvent>.Continuation]) =
+                    state.withLock { state in
+                        state.published = max(state.published, number)
+                        state.records += records
+                        if state.records.count > Self.recordCapacity + Self.recordCapacity / 4 {
+                            state.records.removeFirst(state.records.count - Self.recordCapacity)
+                        }
+                        let published = state.published
+                        let ready = state.waiters.filter { $0.target <= published }.map(\.continuation)
+                        state.waiters.removeAll { $0.target <= published }
+                        return (ready, Array(state.streams.values))
                     }
-                    let published = state.published
-                    let ready = state.waiters.filter { $0.target <= published }.map(\.continuation)
-                    state.waiters.removeAll { $0.target <= published }
-                    return (ready, Array(state.streams.values))
-                }
             for stream in streams {
                 for record in records { stream.yield(record) }
             }
