@@ -21,9 +21,11 @@ if [ -z "$docc" ]; then
 fi
 [ -x "$docc" ] || { echo "docc not found next to swift" >&2; exit 2; }
 
+# Extension block symbols give members added to another module's type (`pubnub.dataSync`) a page
+# under "Extended Modules", so catalogs can link them as ``PubNubCore/PubNub/dataSync``.
 # The command also tries the package's test-aggregate modules and exits non-zero when the tests
 # have not been built; what matters is that every requested module's graph exists (checked below).
-swift package dump-symbol-graph --minimum-access-level public >/dev/null 2>&1 || true
+swift package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >/dev/null 2>&1 || true
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 out=.build/docs
 work=$(mktemp -d)

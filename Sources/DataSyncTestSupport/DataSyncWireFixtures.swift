@@ -106,12 +106,12 @@ public enum DataSyncWireFixtures {
     public struct ErrorItem: Sendable, Hashable {
         /// The service's code, such as `DS-0100`.
         public var errorCode: String
-        /// The message.
+        /// The message the service would show, such as `Missing required property`.
         public var message: String
         /// An RFC 6901 pointer or parameter name, when the error has one.
         public var path: String?
 
-        /// Creates an item.
+        /// Creates an item; leave `path` out for errors that concern the request as a whole.
         public init(errorCode: String, message: String, path: String? = nil) {
             self.errorCode = errorCode
             self.message = message

@@ -10,7 +10,8 @@ public struct JSONValueDecoder: Sendable {
     /// How binary data is read.
     public var dataStrategy: JSONDataStrategy
 
-    /// Creates a decoder.
+    /// Creates a decoder. The defaults read what ``JSONValueEncoder``'s defaults write: ISO 8601
+    /// dates (any fraction length, any offset) and base64 data.
     public init(dateStrategy: JSONDateStrategy = .iso8601, dataStrategy: JSONDataStrategy = .base64) {
         self.dateStrategy = dateStrategy
         self.dataStrategy = dataStrategy

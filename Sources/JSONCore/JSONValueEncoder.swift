@@ -31,7 +31,8 @@ public struct JSONValueEncoder: Sendable {
     /// How binary data is written.
     public var dataStrategy: JSONDataStrategy
 
-    /// Creates an encoder.
+    /// Creates an encoder. The defaults write dates as ISO 8601 text with milliseconds, in UTC,
+    /// and `Data` as base64, the forms the DataSync service stores.
     public init(dateStrategy: JSONDateStrategy = .iso8601, dataStrategy: JSONDataStrategy = .base64) {
         self.dateStrategy = dateStrategy
         self.dataStrategy = dataStrategy

@@ -4,7 +4,7 @@ public import JSONCore
 /// (``JSONPointer/payload`` by default) and continues with member names you pass unescaped.
 ///
 /// Keys are escaped for you: a key `"sizes/eu"` becomes `/payload/sizes~1eu` and `"a~b"` becomes
-/// `/payload/a~0b`; dots are kept as they are. Guards added with ``require(_:equals:)`` come first
+/// `/payload/a~0b`; dots are kept as they are. Guards added with ``require(_:equals:)-(String...,_)`` come first
 /// in ``operations``, so the server checks them before changing anything; the patch is atomic, so a
 /// failed guard leaves the object untouched.
 ///
@@ -22,7 +22,7 @@ public import JSONCore
 public struct PatchBuilder: Sendable, Hashable {
     /// Where the keys given to the builder's methods start.
     public var root: JSONPointer
-    /// The `test` operations added with ``require(_:equals:)``, in order.
+    /// The `test` operations added with ``require(_:equals:)-(String...,_)``, in order.
     public private(set) var guards: [PatchOperation] = []
     /// The other operations, in the order they were added.
     public private(set) var edits: [PatchOperation] = []

@@ -2,7 +2,7 @@
 ///
 /// Three shapes, as PubNub's SDKs use them:
 /// - ``none``: never retry.
-/// - ``linear(delay:maximumRetries:maximumJitter:)``: the same delay before every retry.
+/// - ``linear(delay:maximumRetries:maximumJitter:maximumDelay:)``: the same delay before every retry.
 /// - ``exponential(minimumDelay:maximumDelay:maximumRetries:maximumJitter:)``: `minimumDelay × 2ⁿ`
 ///   before retry `n` (counting from 0), capped at `maximumDelay`.
 ///
