@@ -120,6 +120,12 @@ let package = Package(
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto",
             ]),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
