@@ -15,10 +15,6 @@ enum SnippetFile {
             var stock: Int
             var tags: [String]
         }
-        struct Profile: Codable, Sendable, JSONCodable {
-            var firstName: String
-            var email: String
-        }
         struct MyBackend: Sendable {
             func fetchPubNubToken() async throws -> String { "t" }
         }
@@ -77,8 +73,26 @@ enum SnippetFile {
             + [declarations] + fileScope + functions).joined(separator: "\n\n") + "\n"
     }
 
-    /// Extensions and protocols cannot be declared inside a function.
+    /// Declarations that cannot sit inside a function: extensions, protocols, and test functions
+    /// (the `@Test` and `@Suite` macros want a type or the file).
+    static let fileScopeStarts = ["extension ", "protocol ", "@main", "@Test", "@Suite"]
+
+    /// What a line of a declarations-only snippet starts with.
+    static let declarationStarts = [
+        "struct ", "final class ", "class ", "enum ", "actor ", "typealias ", "@", "extension ",
+        "protocol ",
+    ]
+
+    /// Whether a snippet must be placed at file scope instead of in a function of its own: it
+    /// declares what only the file may hold, or it only declares types (so the
+    /// document's later snippets can use them, as a reader would).
     static func needsFileScope(_ lines: [String]) -> Bool {
-        lines.contains { $0.hasPrefix("extension ") || $0.hasPrefix("protocol ") || $0.hasPrefix("@main") }
+        if lines.contains(where: { line in fileScopeStarts.contains { line.hasPrefix($0) } }) { return true }
+        let topLevel = lines.filter { line in
+            guard let first = line.first else { return false }
+            return first != " " && first != "}" && first != ")" && !line.hasPrefix("//")
+        }
+        return !topLevel.isEmpty
+            && topLevel.allSatisfy { line in declarationStarts.contains { line.hasPrefix($0) } }
     }
 }
