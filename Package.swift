@@ -125,6 +125,9 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+                // Only imported by snippets that show a module working with another (encryption
+                // on publish); their own documentation is not checked here.
+                "Messaging",
             ]),
     ],
     swiftLanguageModes: [.v6]

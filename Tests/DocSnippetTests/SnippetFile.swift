@@ -37,6 +37,7 @@ enum SnippetFile {
         let configuration = PubNubConfiguration(publishKey: nil, subscribeKey: "demo", userId: "me")
         let pubnub = PubNub(configuration: configuration)
         let dataSync = pubnub.dataSync
+        let module = try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma")
         let user = try await dataSync.getUser(id: "user-1")
         """
 
