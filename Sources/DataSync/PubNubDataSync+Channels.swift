@@ -54,6 +54,24 @@ extension PubNubDataSync {
     /// (strongly consistent, condition-capped), `filter` (eventually consistent, full grammar),
     /// `sort` and `limit` are sent as given and validated by the service.
     ///
+    /// - Parameters:
+    ///   - className: Only this class (`Channel` or a subclass); `nil` lists the whole `Channel`
+    ///     family, subclasses included.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
+    ///     the service resolve the name.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The channels of this page and where the list stands; pass `next?.cursor` as
     ///   `cursor` for the next page while `next?.hasNext` is `true`.
     /// - Throws: `PubNubError`.
@@ -138,6 +156,24 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for ``getChannels(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)``;
     /// nothing is sent until iteration starts.
+    ///
+    /// - Parameters:
+    ///   - className: Only this class (`Channel` or a subclass); `nil` lists the whole `Channel`
+    ///     family, subclasses included.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
+    ///     the service resolve the name.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func channels(
         className: String? = nil, classVersion: Int? = nil, classLevel: PubNubDataSyncClassLevel? = nil,
         pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],

@@ -62,6 +62,22 @@ extension PubNubDataSync {
     /// `channelId` and `userId` are independent equality filters, combined with AND; with neither,
     /// every membership the token may read is listed. Filters, sort and limit are sent as given.
     ///
+    /// - Parameters:
+    ///   - channelId: Only memberships in this channel; `nil` for any channel.
+    ///   - userId: Only memberships of this user; `nil` for any user.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The memberships of this page and where the list stands.
     /// - Throws: `PubNubError`.
     public func getMemberships(
@@ -151,6 +167,22 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for
     /// ``getMemberships(channelId:userId:classVersion:cursor:limit:filterFast:filter:sort:custom:)``.
+    ///
+    /// - Parameters:
+    ///   - channelId: Only memberships in this channel; `nil` for any channel.
+    ///   - userId: Only memberships of this user; `nil` for any user.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func memberships(
         channelId: String? = nil, userId: String? = nil, classVersion: Int? = nil, pageSize: Int? = nil,
         filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],

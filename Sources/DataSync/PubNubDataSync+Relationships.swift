@@ -67,6 +67,24 @@ extension PubNubDataSync {
     /// `entityAId` and `entityBId` are independent equality filters, combined with AND. Filters,
     /// sort and limit are sent as given.
     ///
+    /// - Parameters:
+    ///   - className: The class to list; an empty name fails locally with
+    ///     `.missingRequiredParameter`.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - entityAId: Only relationships whose A side is this entity; `nil` for any.
+    ///   - entityBId: Only relationships whose B side is this entity; `nil` for any.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The relationships of this page and where the list stands.
     /// - Throws: `PubNubError`.
     public func getRelationships(
@@ -158,6 +176,24 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for
     /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)``.
+    ///
+    /// - Parameters:
+    ///   - className: The class to list; an empty name fails locally with
+    ///     `.missingRequiredParameter`.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - entityAId: Only relationships whose A side is this entity; `nil` for any.
+    ///   - entityBId: Only relationships whose B side is this entity; `nil` for any.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func relationships(
         className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
         pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
