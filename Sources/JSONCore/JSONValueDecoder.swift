@@ -12,6 +12,10 @@ public struct JSONValueDecoder: Sendable {
 
     /// Creates a decoder. The defaults read what ``JSONValueEncoder``'s defaults write: ISO 8601
     /// dates (any fraction length, any offset) and base64 data.
+    ///
+    /// - Parameters:
+    ///   - dateStrategy: How `Date` properties are read; ISO 8601 text by default.
+    ///   - dataStrategy: How `Data` properties are read; base64 text by default.
     public init(dateStrategy: JSONDateStrategy = .iso8601, dataStrategy: JSONDataStrategy = .base64) {
         self.dateStrategy = dateStrategy
         self.dataStrategy = dataStrategy

@@ -39,6 +39,13 @@ extension Patch {
     /// `JSONValueEncoder` unless given). A property that encodes as absent (a `nil` optional)
     /// yields `remove` or `add` of that member.
     ///
+    /// - Parameters:
+    ///   - old: The value as it is stored now, for example the payload decoded from the last read.
+    ///   - new: The edited value; the result is empty when both encode alike.
+    ///   - root: Where both values sit in the document, such as ``JSONPointer/payload``; every path
+    ///     starts with it. The whole document by default.
+    ///   - encoder: The encoder for both values, with its date and data strategies; a default
+    ///     `JSONValueEncoder` unless given.
     /// - Throws: ``PatchError`` with code ``PatchError/Code-swift.struct/encodingFailed`` when either
     ///   value cannot be encoded.
     public static func diffEncoded<Value: Encodable>(
