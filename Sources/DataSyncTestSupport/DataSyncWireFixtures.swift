@@ -94,6 +94,11 @@ public enum DataSyncWireFixtures {
 
     /// A list answer `{"data": [...], "meta": {...}}`, as bytes. With `cursor` the page says more
     /// follow (`has_next: true`); without it, it is the last page (no cursor, as the service sends).
+    ///
+    /// - Parameters:
+    ///   - objects: The objects of the page, such as ``user(id:status:payload:extra:)`` results.
+    ///   - cursor: The cursor of the next page; `nil` (the default) makes this the last page.
+    ///   - limit: The page size to report; the number of objects by default.
     public static func page(_ objects: [JSONValue], cursor: String? = nil, limit: Int? = nil) -> [UInt8] {
         var meta: [String: JSONValue] = [
             "has_next": .bool(cursor != nil), "limit": .int(Int64(limit ?? objects.count)),

@@ -22,6 +22,12 @@ public struct MockHTTPClient: HTTPClient {
     }
 
     /// A client that answers every request with `status`, `body` and `headers`.
+    ///
+    /// - Parameters:
+    ///   - status: The status of every answer; 200 by default. Any status is a response, so 404 or 503
+    ///     work too.
+    ///   - body: The body of every answer, such as a `DataSyncWireFixtures` envelope; empty by default.
+    ///   - headers: The headers of every answer; none by default.
     public static func success(
         status: Int = 200, body: [UInt8] = [], headers: HTTPHeaders = HTTPHeaders()
     ) -> MockHTTPClient {
