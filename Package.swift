@@ -121,6 +121,15 @@ let package = Package(
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto",
             ]),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+                // Only imported by snippets that show a module working with another (encryption
+                // on publish); their own documentation is not checked here.
+                "Messaging",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,11 @@ if [ -z "$docc" ]; then
 fi
 [ -x "$docc" ] || { echo "docc not found next to swift" >&2; exit 2; }
 
-swift package dump-symbol-graph --minimum-access-level public >/dev/null
+# Extension block symbols give members added to another module's type (`pubnub.dataSync`) a page
+# under "Extended Modules", so catalogs can link them as ``PubNubCore/PubNub/dataSync``.
+# The command also tries the package's test-aggregate modules and exits non-zero when the tests
+# have not been built; what matters is that every requested module's graph exists (checked below).
+swift package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >/dev/null 2>&1 || true
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 out=.build/docs
 work=$(mktemp -d)
@@ -30,6 +34,7 @@ mkdir -p "$out"
 
 total=0
 for module in "${modules[@]}"; do
+    [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module (does it build?)" >&2; exit 1; }
     mkdir -p "$work/$module/graphs"
     cp "$graphs/$module.symbols.json" "$work/$module/graphs/"
     cp "$graphs/$module@"*.symbols.json "$work/$module/graphs/" 2>/dev/null || true
