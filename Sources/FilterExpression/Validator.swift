@@ -46,8 +46,10 @@ public struct FilterValidator: Sendable {
 
     /// Parses and validates `source`. A syntax error is returned as the only problem.
     ///
-    /// - Parameter tier: the parameter the expression is meant for, or `nil` to skip tier rules
-    ///   other than requiring a filterable mode.
+    /// - Parameters:
+    ///   - source: the expression as it will be sent, such as `payload.price < 100`.
+    ///   - tier: the parameter the expression is meant for, or `nil` to skip tier rules
+    ///     other than requiring a filterable mode.
     public func validate(_ source: String, tier: FilterTier? = nil) -> [FilterError] {
         do {
             return validate(try parser.parse(source), tier: tier)
@@ -168,9 +170,11 @@ public struct FilterValidator: Sendable {
 
     /// Parses and validates the `sort` parameter's text, reporting every problem.
     ///
-    /// - Parameter tier: the filter sent with the sort: `nil` when sorting alone, ``FilterTier/filterFast``
-    ///   or ``FilterTier/filter``. Declared properties need a mode other than `none`, and `full`
-    ///   when sorting alongside `filter`.
+    /// - Parameters:
+    ///   - sort: the `sort` query value, such as `payload.price:desc,id`.
+    ///   - tier: the filter sent with the sort: `nil` when sorting alone, ``FilterTier/filterFast``
+    ///     or ``FilterTier/filter``. Declared properties need a mode other than `none`, and `full`
+    ///     when sorting alongside `filter`.
     public func validateSort(_ sort: String, alongside tier: FilterTier? = nil) -> [FilterError] {
         let scanned = FilterSort.scan(sort)
         var problems = scanned.problems
