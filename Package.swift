@@ -116,6 +116,11 @@ let package = Package(
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
+            name: "DataSyncRealtimeIntegrationTests",
+            dependencies: [
+                "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
+            ]),
+        .testTarget(
             name: "MessagingTests",
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
