@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
-        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
+        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
