@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
-        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
+        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
@@ -115,6 +115,11 @@ let package = Package(
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncRealtimeIntegrationTests",
+            dependencies: [
+                "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
+            ]),
         .testTarget(
             name: "MessagingTests",
             dependencies: [
