@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
-        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "DataSyncEmulator"]),
+        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
@@ -125,11 +125,26 @@ let package = Package(
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncRealtimeIntegrationTests",
+            dependencies: [
+                "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
+            ]),
         .testTarget(
             name: "MessagingTests",
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto",
+            ]),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+                // Only imported by snippets that show a module working with another (encryption
+                // on publish); their own documentation is not checked here.
+                "Messaging",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -45,6 +45,11 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
     /// The device clock may be behind the service's; so that a request is not sent with a token
     /// the service already considers expired, the token counts as expired `clockSkew` seconds
     /// before ``expiresAt``. Pass `0` for the exact instant.
+    ///
+    /// - Parameters:
+    ///   - date: The moment to check, usually `Date()`.
+    ///   - clockSkew: How many seconds early the token counts as expired, for a device clock behind the
+    ///     service's; 30 by default, negative values count as 0.
     public func isExpired(at date: Date, clockSkew: TimeInterval = defaultClockSkew) -> Bool {
         date.addingTimeInterval(max(0, clockSkew)) >= expiresAt
     }
@@ -60,6 +65,12 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// token.allows([.get, .update], on: "customer.42", in: .dataSyncEntities)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - permission: The operations to check, all of which must be granted, such as `[.get,
+    ///     .update]`.
+    ///   - name: The resource's name exactly as in the grant: a channel name, a user id, an entity id.
+    ///   - bucket: The kind of resource, such as `.channels` or `.dataSyncEntities`.
     public func allows(_ permission: TokenPermission, on name: String, in bucket: TokenResourceBucket) -> Bool {
         if let exact = resources[bucket][name] {
             return exact.contains(permission)

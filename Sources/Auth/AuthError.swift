@@ -43,7 +43,8 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error this one was made from (what a token provider threw), when there was one.
     public let underlying: (any Error)?
 
-    /// Creates an error.
+    /// Creates an error, as a ``TokenProvider`` may to say why it could not supply a token;
+    /// `offset` and `underlying` default to none.
     public init(code: Code, message: String, offset: Int? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message

@@ -34,6 +34,12 @@ public struct AuthMiddleware: HTTPMiddleware {
     public let provider: (any TokenProvider)?
 
     /// Creates the middleware.
+    ///
+    /// - Parameters:
+    ///   - store: Where the current token is kept; share it with whatever replaces the token
+    ///     (`PubNub.set(token:)` does).
+    ///   - provider: Asked for a token when none is set and once after a "Token is expired." refusal;
+    ///     `nil` never asks, and requests without a token go out without `auth`.
     public init(store: TokenStore, provider: (any TokenProvider)? = nil) {
         self.store = store
         self.provider = provider

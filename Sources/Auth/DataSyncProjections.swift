@@ -52,6 +52,11 @@ public struct DataSyncProjections: Sendable, Hashable {
     /// The projection that applies to object `id` of `type`: its exact entry first, then the first
     /// matching pattern in lexicographic order of the patterns; `nil` when none applies (the
     /// service then uses the default projection).
+    ///
+    /// - Parameters:
+    ///   - id: The object's id, as in the request path.
+    ///   - type: The object's type: `.entities`, `.users`, `.channels`, `.relationships` or
+    ///     `.memberships`.
     public func projection(for id: String, type: DataSyncObjectType) -> String? {
         if let exact = resources[type]?[id] { return exact }
         guard let table = patterns[type] else { return nil }

@@ -53,7 +53,7 @@ public struct TokenResourceBucket: RawRepresentable, Sendable, Hashable, CustomS
     public let rawValue: String
     /// Creates a bucket from its key.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// The key.
+    /// The key as it appears in the token, such as `chan`.
     public var description: String { rawValue }
 
     /// Channels (`chan`), shared by pub/sub, App Context and DataSync channels.

@@ -4,7 +4,7 @@ package import PubNubCore
 package import Transport
 
 /// The shared machinery behind every DataSync method: builds the HTTP request, sends it through
-/// the middleware chain and maps the answer to a model or a ``PubNubError``.
+/// the middleware chain and maps the answer to a model or a `PubNubError`.
 package struct DataSyncEngine: Sendable {
     /// The client's shared pipeline: origin, stamping, auth, retry, error mapping.
     package let pipeline: ServicePipeline
@@ -25,7 +25,7 @@ package struct DataSyncEngine: Sendable {
     }
 
     /// Sends `call` through the retrying chain and returns a 2xx response, or throws a
-    /// ``PubNubError``.
+    /// `PubNubError`.
     package func send(_ call: DataSyncCall, custom: PubNub.RequestConfiguration) async throws -> HTTPResponse {
         try await pipeline.send(httpRequest(for: call, custom: custom), chain: .retrying, custom: custom)
     }

@@ -17,7 +17,7 @@ extension PubNub {
                 filterValidator: DataSyncFilterValidator(enabled: configuration.validatesFiltersLocally)))
     }
 
-    /// One key of a list ordering; see ``PubNubDataSyncSortField``.
+    /// One key of a list ordering; see `PubNubDataSyncSortField` (from `DataSyncModels`).
     public typealias DataSyncSortField = PubNubDataSyncSortField
 }
 

@@ -17,7 +17,7 @@ extension PubNubDataSync {
     ///   - status: An application-defined status string.
     ///   - payload: Any `JSONCodable` value.
     ///   - requestConfig: Per-request overrides.
-    /// - Throws: ``PubNubError`` (`.conflict` when the pair already has a membership, …).
+    /// - Throws: `PubNubError` (`.conflict` when the pair already has a membership, …).
     ///
     /// ```swift
     /// let membership = try await pubnub.dataSync.createMembership(
@@ -45,7 +45,11 @@ extension PubNubDataSync {
 
     /// Fetches one membership (`GET …/memberships/{id}`).
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
+    /// - Parameters:
+    ///   - id: The membership's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
     ///   when there is no such membership.
     public func getMembership(
         id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -58,8 +62,24 @@ extension PubNubDataSync {
     /// `channelId` and `userId` are independent equality filters, combined with AND; with neither,
     /// every membership the token may read is listed. Filters, sort and limit are sent as given.
     ///
+    /// - Parameters:
+    ///   - channelId: Only memberships in this channel; `nil` for any channel.
+    ///   - userId: Only memberships of this user; `nil` for any user.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The memberships of this page and where the list stands.
-    /// - Throws: ``PubNubError``.
+    /// - Throws: `PubNubError`.
     public func getMemberships(
         channelId: String? = nil, userId: String? = nil, classVersion: Int? = nil, cursor: String? = nil,
         limit: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
@@ -83,8 +103,17 @@ extension PubNubDataSync {
     /// `status` or `payload` left out is cleared. The channel, user and class cannot change and are
     /// never sent.
     ///
-    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`.
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The membership's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - classVersion: The version of the class schema the new content follows.
+    ///   - status: The new application-defined status; `nil` clears it.
+    ///   - payload: The new payload, any `JSONCodable` value; `nil` clears it.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the membership untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func setMembership(
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -99,7 +128,16 @@ extension PubNubDataSync {
     ///
     /// Paths name stored properties: `/status`, `/payload/<field>`, `/relationshipClassVersion`.
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id or operation list.
+    /// - Parameters:
+    ///   - id: The membership's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - operations: The JSON Patch to apply, in order and all or nothing; an empty list fails
+    ///     locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the membership untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id or operation list.
     public func updateMembership(
         id: String, operations: [PubNubDataSyncPatchOperation], ifMatchesEtag: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -110,7 +148,14 @@ extension PubNubDataSync {
 
     /// Deletes a membership (`DELETE …/memberships/{id}`).
     ///
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The membership's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the membership untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func removeMembership(
         id: String, ifMatchesEtag: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -122,6 +167,22 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for
     /// ``getMemberships(channelId:userId:classVersion:cursor:limit:filterFast:filter:sort:custom:)``.
+    ///
+    /// - Parameters:
+    ///   - channelId: Only memberships in this channel; `nil` for any channel.
+    ///   - userId: Only memberships of this user; `nil` for any user.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func memberships(
         channelId: String? = nil, userId: String? = nil, classVersion: Int? = nil, pageSize: Int? = nil,
         filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],

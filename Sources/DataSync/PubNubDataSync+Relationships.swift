@@ -19,7 +19,7 @@ extension PubNubDataSync {
     ///   - status: An application-defined status string.
     ///   - payload: Any `JSONCodable` value.
     ///   - requestConfig: Per-request overrides.
-    /// - Throws: ``PubNubError`` (`.conflict` for a duplicate id or a cardinality rule, …).
+    /// - Throws: `PubNubError` (`.conflict` for a duplicate id or a cardinality rule, …).
     ///
     /// ```swift
     /// let link = try await pubnub.dataSync.createRelationship(
@@ -48,7 +48,11 @@ extension PubNubDataSync {
 
     /// Fetches one relationship (`GET …/relationships/{id}`).
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
+    /// - Parameters:
+    ///   - id: The relationship's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
     ///   when there is no such relationship.
     public func getRelationship(
         id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -63,8 +67,26 @@ extension PubNubDataSync {
     /// `entityAId` and `entityBId` are independent equality filters, combined with AND. Filters,
     /// sort and limit are sent as given.
     ///
+    /// - Parameters:
+    ///   - className: The class to list; an empty name fails locally with
+    ///     `.missingRequiredParameter`.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - entityAId: Only relationships whose A side is this entity; `nil` for any.
+    ///   - entityBId: Only relationships whose B side is this entity; `nil` for any.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The relationships of this page and where the list stands.
-    /// - Throws: ``PubNubError``.
+    /// - Throws: `PubNubError`.
     public func getRelationships(
         className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
         cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
@@ -90,8 +112,17 @@ extension PubNubDataSync {
     /// `status` or `payload` left out is cleared. The linked entities and the class cannot change
     /// and are never sent.
     ///
-    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`.
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The relationship's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - classVersion: The version of the class schema the new content follows.
+    ///   - status: The new application-defined status; `nil` clears it.
+    ///   - payload: The new payload, any `JSONCodable` value; `nil` clears it.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the relationship untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func setRelationship(
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -106,7 +137,16 @@ extension PubNubDataSync {
     ///
     /// Paths name stored properties: `/status`, `/payload/<field>`, `/relationshipClassVersion`.
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id or operation list.
+    /// - Parameters:
+    ///   - id: The relationship's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - operations: The JSON Patch to apply, in order and all or nothing; an empty list fails
+    ///     locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the relationship untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id or operation list.
     public func updateRelationship(
         id: String, operations: [PubNubDataSyncPatchOperation], ifMatchesEtag: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -117,7 +157,14 @@ extension PubNubDataSync {
 
     /// Deletes a relationship (`DELETE …/relationships/{id}`).
     ///
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The relationship's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the relationship untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func removeRelationship(
         id: String, ifMatchesEtag: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -129,6 +176,24 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for
     /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)``.
+    ///
+    /// - Parameters:
+    ///   - className: The class to list; an empty name fails locally with
+    ///     `.missingRequiredParameter`.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - entityAId: Only relationships whose A side is this entity; `nil` for any.
+    ///   - entityBId: Only relationships whose B side is this entity; `nil` for any.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func relationships(
         className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
         pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],

@@ -17,7 +17,7 @@ extension PubNubDataSync {
     ///   - payload: Any `JSONCodable` value, including your own `Codable` structs.
     ///   - requestConfig: Per-request overrides.
     /// - Returns: The user as stored, with its timestamps and `eTag`.
-    /// - Throws: ``PubNubError`` (`.conflict` for an existing id, `.forbidden`, …).
+    /// - Throws: `PubNubError` (`.conflict` for an existing id, `.forbidden`, …).
     ///
     /// ```swift
     /// let user = try await pubnub.dataSync.createUser(
@@ -36,7 +36,11 @@ extension PubNubDataSync {
 
     /// Fetches one user (`GET …/users/{id}`).
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
+    /// - Parameters:
+    ///   - id: The user's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id, `.resourceNotFound`
     ///   when there is no such user.
     public func getUser(
         id: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -50,9 +54,27 @@ extension PubNubDataSync {
     /// (strongly consistent, condition-capped), `filter` (eventually consistent, full grammar),
     /// `sort` and `limit` are sent as given and validated by the service.
     ///
+    /// - Parameters:
+    ///   - className: Only this class (`User` or a subclass); `nil` lists the whole `User`
+    ///     family, subclasses included.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
+    ///     the service resolve the name.
+    ///   - cursor: Where to continue: the `cursor` of the previous call's page; `nil` starts at the
+    ///     beginning.
+    ///   - limit: The page size, 1 to 100; `nil` sends none and the service returns 20.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     /// - Returns: The users of this page and where the list stands; pass `next?.cursor` as
     ///   `cursor` for the next page while `next?.hasNext` is `true`.
-    /// - Throws: ``PubNubError``.
+    /// - Throws: `PubNubError`.
     public func getUsers(
         className: String? = nil, classVersion: Int? = nil, classLevel: PubNubDataSyncClassLevel? = nil,
         cursor: String? = nil, limit: Int? = nil, filterFast: String? = nil, filter: String? = nil,
@@ -69,9 +91,17 @@ extension PubNubDataSync {
     /// Replaces a user (`PUT …/users/{id}`): the complete object is sent, so a `status` or
     /// `payload` left out is cleared. The class and id are never sent; they cannot change.
     ///
-    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`; a stale value fails with
-    ///   `.preconditionFailed` and leaves the user untouched.
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The user's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - classVersion: The version of the class schema the new content follows.
+    ///   - status: The new application-defined status; `nil` clears it.
+    ///   - payload: The new payload, any `JSONCodable` value; `nil` clears it.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the user untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func setUser(
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -85,8 +115,16 @@ extension PubNubDataSync {
     ///
     /// Paths name stored properties: `/status`, `/payload/<field>`, `/entityClassVersion`.
     ///
-    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`.
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty id or operation list,
+    /// - Parameters:
+    ///   - id: The user's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - operations: The JSON Patch to apply, in order and all or nothing; an empty list fails
+    ///     locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the user untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty id or operation list,
     ///   `.conflict` when a `test` operation fails, `.preconditionFailed` for a stale eTag.
     public func updateUser(
         id: String, operations: [PubNubDataSyncPatchOperation], ifMatchesEtag: String? = nil,
@@ -98,8 +136,14 @@ extension PubNubDataSync {
 
     /// Deletes a user (`DELETE …/users/{id}`); the service also removes the user's memberships.
     ///
-    /// - Parameter ifMatchesEtag: Sent verbatim as `If-Match`.
-    /// - Throws: ``PubNubError``.
+    /// - Parameters:
+    ///   - id: The user's id; an empty id fails locally with `.missingRequiredParameter`.
+    ///   - ifMatchesEtag: The `eTag` of the version you last read, sent verbatim as `If-Match`; a
+    ///     stale value fails with `.preconditionFailed` and leaves the user untouched. `nil`
+    ///     writes whatever the stored version is.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra
+    ///     query items and headers); the default changes nothing.
+    /// - Throws: `PubNubError`.
     public func removeUser(
         id: String, ifMatchesEtag: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -111,6 +155,24 @@ extension PubNubDataSync {
     ///
     /// Arguments are as for ``getUsers(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)``;
     /// nothing is sent until iteration starts.
+    ///
+    /// - Parameters:
+    ///   - className: Only this class (`User` or a subclass); `nil` lists the whole `User`
+    ///     family, subclasses included.
+    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
+    ///     version.
+    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
+    ///     the service resolve the name.
+    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
+    ///     service returns 20 per page.
+    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
+    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
+    ///   - filter: An eventually consistent filter in the full language, over properties declared
+    ///     `full`; `nil` for none.
+    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
+    ///     order to the service.
+    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
+    ///     items and headers); the default changes nothing.
     public func users(
         className: String? = nil, classVersion: Int? = nil, classLevel: PubNubDataSyncClassLevel? = nil,
         pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],

@@ -4,7 +4,7 @@ public import DataSyncModels
 ///
 /// One request is in flight at a time, and only when the objects already fetched are used up.
 /// Iteration ends after the page whose `hasNext` is `false` (or that has no page information).
-/// Cancelling the iterating task stops it: the next step throws a ``PubNubError`` with reason
+/// Cancelling the iterating task stops it: the next step throws a `PubNubError` with reason
 /// `.requestCancelled`. A page that says more follow but gives no new cursor fails with
 /// `.malformedResponse` rather than looping.
 ///
@@ -48,7 +48,7 @@ public struct PubNubDataSyncObjectSequence<Element: PubNubDataSyncObject>: Async
 
         /// The next object, or `nil` after the last page.
         ///
-        /// - Throws: ``PubNubError`` when a page cannot be fetched or the task was cancelled.
+        /// - Throws: `PubNubError` when a page cannot be fetched or the task was cancelled.
         public mutating func next() async throws -> Element? {
             while true {
                 if position < buffer.count {

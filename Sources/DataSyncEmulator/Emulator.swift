@@ -69,6 +69,8 @@ public actor Emulator {
     nonisolated let dataSync: DataSyncService
     /// The pub/sub bus: message logs, channel groups, presence.
     nonisolated let bus: PubSubBus
+    /// Turns DataSync writes into real-time events (`e: 5`) on the bus, from the change feed.
+    nonisolated let dataSyncEvents: DataSyncEventBridge
     /// Faults queued for the pub/sub and presence routes.
     nonisolated let faults = FaultPlan()
     /// Envelopes posted with ``post(_:)``, drained onto the bus in order.
@@ -94,11 +96,17 @@ public actor Emulator {
         case (nil, nil): clock = .system()
         }
         self.clock = clock
-        dataSync = try DataSyncService(configuration: configuration, clock: clock)
         let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
         self.bus = bus
+        // DataSync never calls the bus: the bridge subscribes to its change feed, one write at a
+        // time, and the gate holds each DataSync answer until that write's events are published.
+        let events = DataSyncEventBridge(bus: bus)
+        dataSyncEvents = events
+        dataSync = try DataSyncService(
+            configuration: configuration, clock: clock, writeSubscribers: [{ events.receive($0) }])
         router = EmulatorRouter(services: [
-            dataSync, PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
+            DataSyncEventGate(dataSync: dataSync, bridge: events), PubSubService(bus: bus, faults: faults),
+            PresenceService(bus: bus, faults: faults),
         ])
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
@@ -169,7 +177,14 @@ public actor Emulator {
     /// - Throws: ``EmulatorError`` with ``EmulatorError/Code-swift.struct/invalidSeed`` and the
     ///   refused item's JSON Pointer.
     public func seed(_ document: JSONValue) async throws(EmulatorError) {
-        try await dataSync.seed(document)
+        // Items created before a refused one stay, and so do their events.
+        do throws(EmulatorError) {
+            try await dataSync.seed(document)
+        } catch {
+            await dataSyncEvents.waitUntilPublished()
+            throw error
+        }
+        await dataSyncEvents.waitUntilPublished()
     }
 
     // MARK: Clock
@@ -211,4 +226,26 @@ public actor Emulator {
 
     /// The sequence number of the last committed change (0 before any).
     public var lastSequence: UInt64 { get async { await dataSync.lastSequence } }
+
+    // MARK: DataSync real-time events
+
+    /// Returns once the real-time events of every DataSync write committed before this call are on
+    /// the bus. A DataSync answer from ``respond(to:)`` or over HTTP already waits for its write's
+    /// events; this is for writes made otherwise (``seed(_:)``).
+    public nonisolated func waitForDataSyncEvents() async {
+        await dataSyncEvents.waitUntilPublished()
+    }
+
+    /// The DataSync real-time events published for changes after `sequence` (a
+    /// ``lastSequence`` read before a write gives exactly that write's events), in publish order,
+    /// from the last 10,000 events published.
+    public nonisolated func publishedDataSyncEvents(afterChange sequence: UInt64 = 0) -> [PublishedDataSyncEvent] {
+        dataSyncEvents.records(afterChange: sequence)
+    }
+
+    /// Every DataSync real-time event published from now on, in publish order. Buffering is
+    /// unbounded; stop iterating (cancel the task) to unsubscribe.
+    public nonisolated func publishedDataSyncEventStream() -> AsyncStream<PublishedDataSyncEvent> {
+        dataSyncEvents.stream()
+    }
 }

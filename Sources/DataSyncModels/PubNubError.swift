@@ -115,7 +115,8 @@ public struct PubNubError: Error, Sendable, CustomStringConvertible {
         /// query parameter name (`channelId`), when the service sent one.
         public var path: String?
 
-        /// Creates a detail.
+        /// Creates a detail, as the error mapping does for each item of an error answer; tests use it
+        /// to build the error they expect.
         public init(errorCode: String? = nil, message: String, path: String? = nil) {
             self.errorCode = errorCode
             self.message = message

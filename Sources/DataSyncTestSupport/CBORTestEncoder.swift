@@ -59,7 +59,8 @@ public enum CBORTestEncoder {
         public static func bytes(_ text: String) -> Item { .byteString(Array(text.utf8)) }
     }
 
-    /// Encodes `item`.
+    /// The bytes of `item`, exactly as described (nothing is checked, so malformed items give
+    /// malformed bytes).
     public static func encode(_ item: Item) -> [UInt8] {
         var output: [UInt8] = []
         write(item, to: &output)
@@ -89,9 +90,18 @@ public enum CBORTestEncoder {
     /// `pat`, `meta`, `uuid` (when given) and `sig`; bucket and resource names as given.
     ///
     /// - Parameters:
-    ///   - resources: bucket key (`chan`, `datasync:entities`, …) to resource name to bit mask.
-    ///   - patterns: the same for patterns.
-    ///   - meta: the `meta` map, already as an item (use ``Item/map(_:)`` with text keys).
+    ///   - version: The token format version under `v`; the service mints 2, and other values let
+    ///     a test check that the parser refuses them.
+    ///   - issuedAt: When the token was minted (`t`), in seconds since 1970.
+    ///   - ttl: How long the token is valid after `issuedAt` (`ttl`), in minutes.
+    ///   - resources: Bucket key (`chan`, `datasync:entities`, …) to resource name to permission
+    ///     bit mask; empty for a token that grants nothing by name.
+    ///   - patterns: The same for patterns (regular expressions over resource names).
+    ///   - meta: The `meta` map, already as an item (use ``Item/map(_:)`` with text keys).
+    ///   - authorizedUUID: The only user id allowed to use the token (`uuid`); `nil` leaves the key
+    ///     out, as for a token any user may use.
+    ///   - signature: The bytes under `sig`; nobody checks them on the client, so the default of 32
+    ///     filler bytes serves every test.
     public static func token(
         version: UInt64 = 2, issuedAt: UInt64, ttl: UInt64,
         resources: [(String, [(String, UInt64)])] = [], patterns: [(String, [(String, UInt64)])] = [],

@@ -94,6 +94,11 @@ public enum DataSyncWireFixtures {
 
     /// A list answer `{"data": [...], "meta": {...}}`, as bytes. With `cursor` the page says more
     /// follow (`has_next: true`); without it, it is the last page (no cursor, as the service sends).
+    ///
+    /// - Parameters:
+    ///   - objects: The objects of the page, such as ``user(id:status:payload:extra:)`` results.
+    ///   - cursor: The cursor of the next page; `nil` (the default) makes this the last page.
+    ///   - limit: The page size to report; the number of objects by default.
     public static func page(_ objects: [JSONValue], cursor: String? = nil, limit: Int? = nil) -> [UInt8] {
         var meta: [String: JSONValue] = [
             "has_next": .bool(cursor != nil), "limit": .int(Int64(limit ?? objects.count)),
@@ -106,12 +111,12 @@ public enum DataSyncWireFixtures {
     public struct ErrorItem: Sendable, Hashable {
         /// The service's code, such as `DS-0100`.
         public var errorCode: String
-        /// The message.
+        /// The message the service would show, such as `Missing required property`.
         public var message: String
         /// An RFC 6901 pointer or parameter name, when the error has one.
         public var path: String?
 
-        /// Creates an item.
+        /// Creates an item; leave `path` out for errors that concern the request as a whole.
         public init(errorCode: String, message: String, path: String? = nil) {
             self.errorCode = errorCode
             self.message = message

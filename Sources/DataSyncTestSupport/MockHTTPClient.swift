@@ -2,7 +2,7 @@ import Foundation
 public import JSONCore
 public import Transport
 
-/// An ``HTTPClient`` whose answer comes from a closure, for unit tests that swap out the network.
+/// An `HTTPClient` whose answer comes from a closure, for unit tests that swap out the network.
 ///
 /// ```swift
 /// let client = MockHTTPClient.json(["data": ["id": "u1"]])
@@ -22,6 +22,12 @@ public struct MockHTTPClient: HTTPClient {
     }
 
     /// A client that answers every request with `status`, `body` and `headers`.
+    ///
+    /// - Parameters:
+    ///   - status: The status of every answer; 200 by default. Any status is a response, so 404 or 503
+    ///     work too.
+    ///   - body: The body of every answer, such as a `DataSyncWireFixtures` envelope; empty by default.
+    ///   - headers: The headers of every answer; none by default.
     public static func success(
         status: Int = 200, body: [UInt8] = [], headers: HTTPHeaders = HTTPHeaders()
     ) -> MockHTTPClient {
@@ -40,8 +46,8 @@ public struct MockHTTPClient: HTTPClient {
     }
 }
 
-/// An ``HTTPClient`` that answers from a script: the n-th request gets the n-th result. A request
-/// beyond the script fails with ``TransportError/Code-swift.struct/other``, so a test notices
+/// An `HTTPClient` that answers from a script: the n-th request gets the n-th result. A request
+/// beyond the script fails with `TransportError.Code.other`, so a test notices
 /// unexpected traffic.
 public final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
     // @unchecked Sendable: `results` and `position` are only touched under `lock`.
@@ -70,7 +76,7 @@ public final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
     }
 }
 
-/// An ``HTTPClient`` that keeps every request it sends on to another client, so tests can assert
+/// An `HTTPClient` that keeps every request it sends on to another client, so tests can assert
 /// the exact method, path, query, headers and body.
 public final class RecordingHTTPClient: HTTPClient, @unchecked Sendable {
     // @unchecked Sendable: `recorded` is only touched under `lock`; `base` is Sendable.

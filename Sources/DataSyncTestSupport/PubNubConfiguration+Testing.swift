@@ -12,6 +12,16 @@ extension PubNubConfiguration {
     /// ```swift
     /// let pubnub = PubNub(configuration: .testing(transport: MockHTTPClient.success(body: body)))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: Where every request goes: usually a `MockHTTPClient`, a `ScriptedHTTPClient` or a
+    ///     `RecordingHTTPClient`.
+    ///   - clock: What retry waits sleep on; an ``ImmediateClock`` by default, so waits end at once.
+    ///   - subscribeKey: The subscribe key in every request path; `test-sub-key` by default.
+    ///   - userId: The `uuid` of every request; `test-user` by default.
+    ///   - authToken: The token sent as `auth`; `nil` (the default) sends none.
+    ///   - retryPolicy: When failed requests are resent; the SDK's default policy unless given, `.none`
+    ///     to turn retries off.
     public static func testing(
         transport: any HTTPClient, clock: any Clock<Duration> = ImmediateClock(), subscribeKey: String = "test-sub-key",
         userId: String = "test-user", authToken: String? = nil,

@@ -55,6 +55,12 @@ public final class HTTPServer: Sendable {
         package var eventBackend: EventBackend = .automatic
 
         /// Creates a configuration; every limit and timeout starts at its documented default.
+        ///
+        /// - Parameters:
+        ///   - host: The address to listen on: an IPv4 or IPv6 literal, or `localhost`; loopback
+        ///     `127.0.0.1` by default.
+        ///   - port: The port to listen on; 0 (the default) lets the system choose, read it from
+        ///     ``HTTPServer/port`` after starting.
         public init(host: String = "127.0.0.1", port: UInt16 = 0) {
             self.host = host
             self.port = port
@@ -99,6 +105,12 @@ public final class HTTPServer: Sendable {
     private let state = Locked(State.idle)
 
     /// Creates a server that answers requests with `handler`. Nothing is bound until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Address, port, limits and timeouts; by default an ephemeral port on
+    ///     `127.0.0.1`.
+    ///   - handler: Answers every request that parses, in a task of its own, cancelled when the client
+    ///     leaves.
     public init(configuration: Configuration = Configuration(), handler: any ServerHandler) {
         self.configuration = configuration
         self.handler = handler

@@ -27,7 +27,8 @@ public struct HTTPServerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A sentence for people, including the system error where there is one.
     public var message: String
 
-    /// Creates an error.
+    /// Creates an error in the shape ``HTTPServer`` throws, for handlers and tests that report
+    /// server-side failures the same way.
     public init(code: Code, message: String) {
         self.code = code
         self.message = message

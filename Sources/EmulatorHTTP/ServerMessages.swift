@@ -12,7 +12,8 @@ public struct ServerRequest: Sendable {
     /// The body bytes (de-chunked when sent chunked).
     public var body: [UInt8]
 
-    /// Creates a request.
+    /// Creates a request as the server would parse it, for calling a handler directly in a test;
+    /// `target` must be percent-encoded, as on the wire.
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.target = target
@@ -45,7 +46,8 @@ public struct ServerResponse: Sendable {
     public var status: Int
     /// Header fields to send, in order.
     public var headers: [(name: String, value: String)]
-    /// The body.
+    /// The body, sent byte for byte (compressed only when the handler made the response with
+    /// ``gzipped(level:)``).
     public var body: [UInt8]
     /// How the body is framed on the wire: `Content-Length` (the default) or chunked.
     public var framing: ResponseFraming = .contentLength
@@ -53,7 +55,9 @@ public struct ServerResponse: Sendable {
     /// `nil` (the default) sends the response correctly.
     public var fault: ResponseFault?
 
-    /// Creates a response.
+    /// Creates a response framed with `Content-Length` and no fault; use ``chunked(chunkSize:)`` or
+    /// ``injecting(_:)`` to change that. `Content-Length`, `Transfer-Encoding` and `Connection` are
+    /// the server's to set: values given for them here are dropped.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers

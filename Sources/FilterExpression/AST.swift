@@ -9,7 +9,10 @@ public import JSONCore
 /// group; ``FilterValidator`` reports hand-built groups that do not.
 ///
 /// Equality is structural, which is what makes `parse(print(tree)) == tree` a meaningful check.
-public indirect enum FilterNode: Hashable, Sendable {
+///
+/// Only ``not(_:)`` is stored indirectly: conditions sit inline in their parent's operand array,
+/// so a tree costs one allocation per `&&`/`||` group rather than one per node.
+public enum FilterNode: Hashable, Sendable {
     /// One `property operator value` condition.
     case condition(FilterCondition)
     /// All operands must match (`&&`).
@@ -17,7 +20,7 @@ public indirect enum FilterNode: Hashable, Sendable {
     /// At least one operand must match (`||`).
     case or([FilterNode])
     /// The operand must not match (`!`).
-    case not(FilterNode)
+    indirect case not(FilterNode)
 
     /// The conditions of the tree in source order (a pre-order walk).
     public var conditions: [FilterCondition] {

@@ -58,6 +58,35 @@ public struct FilterSchema: Hashable, Sendable {
     /// Properties that exist on every object but can never be filtered or sorted on.
     public static let unfilterableProperties: Set<String> = ["eTag", "expiresAt"]
 
+    /// Which of the two sets above `name` is in, if any.
+    enum SystemProperty { case builtIn, unfilterable }
+
+    /// `builtInProperties.contains(name)` / `unfilterableProperties.contains(name)` without hashing.
+    ///
+    /// An all-ASCII name equals another string exactly when the bytes are equal, so it is checked
+    /// by length and bytes; any other name goes through the sets, which compare by canonical
+    /// equivalence (as `String` does everywhere).
+    static func systemProperty(_ name: String) -> SystemProperty? {
+        let utf8 = name.utf8
+        let isASCII =
+            utf8.withContiguousStorageIfAvailable { buffer in
+                buffer.allSatisfy { $0 < 0x80 }
+            } ?? utf8.allSatisfy { $0 < 0x80 }
+        guard isASCII else {
+            if unfilterableProperties.contains(name) { return .unfilterable }
+            return builtInProperties.contains(name) ? .builtIn : nil
+        }
+        switch utf8.count {
+        case 2: return name == "id" ? .builtIn : nil
+        case 4: return name == "eTag" ? .unfilterable : nil
+        case 6: return name == "status" ? .builtIn : nil
+        case 9:
+            if name == "expiresAt" { return .unfilterable }
+            return name == "createdAt" || name == "updatedAt" ? .builtIn : nil
+        default: return nil
+        }
+    }
+
     /// The class name, used only in messages.
     public var className: String?
     /// The declared properties with their modes, by class version.
@@ -103,8 +132,11 @@ public struct FilterSchema: Hashable, Sendable {
     /// The effective mode of `property` on `version` (latest when `nil`): `full` for built-ins,
     /// `none` for `eTag` and `expiresAt`, the declared mode otherwise, `nil` when undeclared.
     public func mode(of property: String, version: Int? = nil) -> FilteringMode? {
-        if Self.unfilterableProperties.contains(property) { return FilteringMode.none }
-        if Self.builtInProperties.contains(property) { return .full }
+        switch Self.systemProperty(property) {
+        case .unfilterable: return FilteringMode.none
+        case .builtIn: return .full
+        case nil: break
+        }
         return properties(version: version)?[property]
     }
 }

@@ -35,7 +35,7 @@ public struct FilterSort: Hashable, Sendable, CustomStringConvertible {
     /// Parses the `sort` parameter's text. An empty string is an empty specification.
     ///
     /// - Throws: the first ``FilterError`` (``FilterError/Code/emptySortField`` or
-    ///   ``FilterError/Code/invalidSortDirection``); ``FilterValidator/validateSort(_:alongside:)``
+    ///   ``FilterError/Code/invalidSortDirection``); ``FilterValidator/validateSort(_:alongside:)-(String,_)``
     ///   reports all of them.
     public init(parsing text: String) throws(FilterError) {
         let result = Self.scan(text)

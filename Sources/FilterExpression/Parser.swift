@@ -94,6 +94,9 @@ private struct ParserState {
         self.source = source
         self.maximumDepth = maximumDepth
         self.tokenizer = FilterTokenizer(source)
+        // A guess that saves the array's regrowth for common sizes: every condition takes at least
+        // a handful of bytes (`a<1 && ` is eight), and a typical one ten or more.
+        spans.reserveCapacity(min(16, max(4, source.utf8.count / 10)))
         self.current = try tokenizer.next()
     }
 
@@ -101,42 +104,52 @@ private struct ParserState {
         current = try tokenizer.next()
     }
 
+    var atEnd: Bool {
+        if case .endOfInput = current.kind { return true }
+        return false
+    }
+
     mutating func parseExpression() throws(FilterError) -> FilterNode {
-        if current.kind == .endOfInput {
+        if atEnd {
             throw FilterError(
                 code: .emptyExpression, summary: "empty filter expression",
                 expected: "a condition such as `price < 100`", found: "end of input", range: current.range,
                 source: source)
         }
         let root = try parseOr()
-        guard current.kind == .endOfInput else {
+        guard atEnd else {
             throw error(.unexpectedToken, expected: "'&&', '||' or end of input")
         }
         return root
     }
 
+    // A lone operand is returned as it is, so the common single-operand levels allocate no array.
     private mutating func parseOr() throws(FilterError) -> FilterNode {
-        var operands = [try parseAnd()]
-        while current.kind == .or {
+        let first = try parseAnd()
+        guard case .or = current.kind else { return first }
+        var operands = [first]
+        while case .or = current.kind {
             try advance()
             operands.append(try parseAnd())
         }
-        return operands.count == 1 ? operands[0] : .or(operands)
+        return .or(operands)
     }
 
     private mutating func parseAnd() throws(FilterError) -> FilterNode {
-        var operands = [try parseUnary()]
-        while current.kind == .and {
+        let first = try parseUnary()
+        guard case .and = current.kind else { return first }
+        var operands = [first]
+        while case .and = current.kind {
             try advance()
             operands.append(try parseUnary())
         }
-        return operands.count == 1 ? operands[0] : .and(operands)
+        return .and(operands)
     }
 
     /// `afterNot`: the operand of a `!`. A `(` right after `!` shares the `!`'s nesting level, so
     /// that the printer's `!(…)` is never deeper than the text it was parsed from.
     private mutating func parseUnary(afterNot: Bool = false) throws(FilterError) -> FilterNode {
-        guard current.kind == .not else { return try parsePrimary(afterNot: afterNot) }
+        guard case .not = current.kind else { return try parsePrimary(afterNot: afterNot) }
         try enter()
         try advance()
         let operand = try parseUnary(afterNot: true)
@@ -209,7 +222,7 @@ private struct ParserState {
     }
 
     private func found() -> String {
-        if current.kind == .endOfInput { return "end of input" }
+        if atEnd { return "end of input" }
         let bytes = source.utf8.dropFirst(current.range.lowerBound).prefix(current.range.count)
         var text = String(decoding: bytes, as: UTF8.self)
         if text.count > 40 { text = String(text.prefix(40)) + "…" }

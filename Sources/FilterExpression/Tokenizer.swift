@@ -144,24 +144,32 @@ public struct FilterTokenizer: Sendable {
         return FilterToken(kind: .identifier(String(decoding: word, as: UTF8.self)), range: start..<position)
     }
 
+    /// The keyword spelled by `word` in any letter case, or `nil`. Works on the bytes directly (a
+    /// word is a keyword only if it is 2–5 ASCII letters), so no string is built per word.
     private static func keyword(for word: some Collection<UInt8>) -> FilterToken.Kind? {
-        guard word.count <= 5 else { return nil }
-        var lowered = ""
+        let count = word.count
+        guard count >= 2, count <= 5 else { return nil }
+        // Pack the lower-cased bytes into one integer, first byte in the lowest position; a
+        // non-letter byte can never match because every keyword is letters only.
+        var packed: UInt64 = 0
+        var shift: UInt64 = 0
         for byte in word {
-            guard byte < 0x80 else { return nil }
-            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-            lowered.unicodeScalars.append(Unicode.Scalar(lower))
+            let lower = byte | 0x20
+            guard lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else { return nil }
+            packed |= UInt64(lower) << shift
+            shift += 8
         }
-        switch lowered {
-        case "like": return .op(.like)
-        case "slike": return .op(.slike)
-        case "ilike": return .op(.ilike)
-        case "and": return .and
-        case "or": return .or
-        case "not": return .not
-        case "true": return .true
-        case "false": return .false
-        case "null": return .null
+        // The constants are the keywords packed the same way (little-endian ASCII).
+        switch packed {
+        case 0x656B_696C: return .op(.like)  // "like"
+        case 0x65_6B69_6C73: return .op(.slike)  // "slike"
+        case 0x65_6B69_6C69: return .op(.ilike)  // "ilike"
+        case 0x646E61: return .and  // "and"
+        case 0x726F: return .or  // "or"
+        case 0x746F6E: return .not  // "not"
+        case 0x6575_7274: return .true  // "true"
+        case 0x65_736C_6166: return .false  // "false"
+        case 0x6C6C_756E: return .null  // "null"
         default: return nil
         }
     }
@@ -239,14 +247,35 @@ public struct FilterTokenizer: Sendable {
                 throw invalidNumber(from: start, reason: "malformed number")
             }
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let value = Int64(text) {
+        if isInteger, let value = integerValue(start..<position) {
             return FilterToken(kind: .integer(value), range: start..<position)
         }
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw invalidNumber(from: start, reason: "number out of range")
         }
         return FilterToken(kind: .double(value), range: start..<position)
+    }
+
+    /// What `Int64(text)` gives for the already validated integer literal in `range` (an optional
+    /// `-` then digits), without building the text: `nil` when it does not fit in 64 bits.
+    private func integerValue(_ range: Range<Int>) -> Int64? {
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        // Accumulate towards the sign so that Int64.min, whose magnitude has no positive Int64, fits.
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = Int64(bytes[index] &- UInt8(ascii: "0"))
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            let (next, overflowAdding) =
+                negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflowAdding else { return nil }
+            value = next
+            index += 1
+        }
+        return value
     }
 
     private func invalidNumber(from start: Int, reason: String) -> FilterError {

@@ -46,8 +46,10 @@ public struct FilterValidator: Sendable {
 
     /// Parses and validates `source`. A syntax error is returned as the only problem.
     ///
-    /// - Parameter tier: the parameter the expression is meant for, or `nil` to skip tier rules
-    ///   other than requiring a filterable mode.
+    /// - Parameters:
+    ///   - source: the expression as it will be sent, such as `payload.price < 100`.
+    ///   - tier: the parameter the expression is meant for, or `nil` to skip tier rules
+    ///     other than requiring a filterable mode.
     public func validate(_ source: String, tier: FilterTier? = nil) -> [FilterError] {
         do {
             return validate(try parser.parse(source), tier: tier)
@@ -73,12 +75,11 @@ public struct FilterValidator: Sendable {
         var problems: [FilterError] = []
         let declared = declaredProperties(into: &problems)
         checkStructure(root, into: &problems)
-        let conditions = root.conditions
-        for (index, condition) in conditions.enumerated() {
-            let span = spans.flatMap { index < $0.count ? $0[index] : nil }
-            checkCondition(condition, span: span, source: source, tier: tier, declared: declared, into: &problems)
-        }
-        if let cap = tier?.conditionLimit, conditions.count > max(cap, 0) {
+        var conditionCount = 0
+        checkConditions(
+            root, count: &conditionCount, spans: spans, source: source, tier: tier, declared: declared,
+            into: &problems)
+        if let cap = tier?.conditionLimit, conditionCount > max(cap, 0) {
             let limit = max(cap, 0)
             let span = spans.flatMap { limit < $0.count ? $0[limit] : nil }
             let tierName = tier?.description ?? "filterFast"
@@ -86,7 +87,7 @@ public struct FilterValidator: Sendable {
                 FilterError(
                     code: .tooManyConditions,
                     summary:
-                        "\(tierName) allows at most \(limit) condition\(limit == 1 ? "" : "s"); this expression has \(conditions.count)",
+                        "\(tierName) allows at most \(limit) condition\(limit == 1 ? "" : "s"); this expression has \(conditionCount)",
                     expected: "at most \(limit) conditions", range: span?.whole, source: source))
         }
         return sorted(problems)
@@ -104,6 +105,31 @@ public struct FilterValidator: Sendable {
             }
             for operand in operands { checkStructure(operand, into: &problems) }
         case .not(let operand): checkStructure(operand, into: &problems)
+        }
+    }
+
+    /// Checks the conditions under `node` in source order (a pre-order walk, the order of
+    /// ``FilterNode/conditions`` and of the spans) without collecting them into an array first;
+    /// `count` is the number of conditions seen so far.
+    private func checkConditions(
+        _ node: FilterNode, count: inout Int, spans: [ConditionSpan]?, source: String?, tier: FilterTier?,
+        declared: [String: FilteringMode]?, into problems: inout [FilterError]
+    ) {
+        switch node {
+        case .condition(let condition):
+            let index = count
+            count += 1
+            let span = spans.flatMap { index < $0.count ? $0[index] : nil }
+            checkCondition(condition, span: span, source: source, tier: tier, declared: declared, into: &problems)
+        case .and(let operands), .or(let operands):
+            for operand in operands {
+                checkConditions(
+                    operand, count: &count, spans: spans, source: source, tier: tier, declared: declared,
+                    into: &problems)
+            }
+        case .not(let operand):
+            checkConditions(
+                operand, count: &count, spans: spans, source: source, tier: tier, declared: declared, into: &problems)
         }
     }
 
@@ -125,7 +151,7 @@ public struct FilterValidator: Sendable {
                     expected: "a string", found: "`\(FilterPrinter.format(value))`", range: span?.value, source: source)
             )
         }
-        if value == .null, !condition.op.isEquality {
+        if case .null = value, !condition.op.isEquality {
             problems.append(
                 FilterError(
                     code: .nullRequiresEquality,
@@ -144,9 +170,11 @@ public struct FilterValidator: Sendable {
 
     /// Parses and validates the `sort` parameter's text, reporting every problem.
     ///
-    /// - Parameter tier: the filter sent with the sort: `nil` when sorting alone, ``FilterTier/filterFast``
-    ///   or ``FilterTier/filter``. Declared properties need a mode other than `none`, and `full`
-    ///   when sorting alongside `filter`.
+    /// - Parameters:
+    ///   - sort: the `sort` query value, such as `payload.price:desc,id`.
+    ///   - tier: the filter sent with the sort: `nil` when sorting alone, ``FilterTier/filterFast``
+    ///     or ``FilterTier/filter``. Declared properties need a mode other than `none`, and `full`
+    ///     when sorting alongside `filter`.
     public func validateSort(_ sort: String, alongside tier: FilterTier? = nil) -> [FilterError] {
         let scanned = FilterSort.scan(sort)
         var problems = scanned.problems
@@ -205,12 +233,14 @@ public struct FilterValidator: Sendable {
     ) -> FilterError? {
         let verb = sorting ? "sort on" : "filter on"
         let notUsable: FilterError.Code = sorting ? .propertyNotSortable : .propertyNotFilterable
-        if FilterSchema.unfilterableProperties.contains(name) {
+        switch FilterSchema.systemProperty(name) {
+        case .unfilterable:
             return FilterError(
                 code: notUsable, summary: "`\(name)` is a system property that cannot be used to \(verb)",
                 found: "`\(name)`", range: range, source: source)
+        case .builtIn: return nil
+        case nil: break
         }
-        if FilterSchema.builtInProperties.contains(name) { return nil }
         guard let declared else {
             guard FilterTokenizer.isValidPropertyName(name) else {
                 return FilterError(
@@ -247,9 +277,10 @@ public struct FilterValidator: Sendable {
     }
 
     private func sorted(_ problems: [FilterError]) -> [FilterError] {
+        if problems.count < 2 { return problems }
         // Stable: problems without a position keep their order and go first (they concern the
         // whole request, like an unknown class version).
-        problems.enumerated().sorted { lhs, rhs in
+        return problems.enumerated().sorted { lhs, rhs in
             let left = lhs.element.range?.lowerBound ?? -1
             let right = rhs.element.range?.lowerBound ?? -1
             return left != right ? left < right : lhs.offset < rhs.offset

@@ -16,6 +16,11 @@ public enum ISO8601Timestamp {
     /// Formats `date` in UTC with `fractionDigits` digits of seconds (0 to 9; 3 by default), for
     /// example `2026-05-22T10:15:30.123Z`. Precision is one microsecond; the fraction is truncated to
     /// the digits asked for, never rounded up into the next second.
+    ///
+    /// - Parameters:
+    ///   - date: The instant to format, in UTC whatever the time zone of the machine.
+    ///   - fractionDigits: How many digits of the seconds' fraction to write, 0 to 9 (values outside
+    ///     are clamped); 3, milliseconds, by default.
     public static func string(from date: Date, fractionDigits: Int = 3) -> String {
         // Work in whole microseconds: a Double of seconds since 1970 is exact to well under a
         // microsecond for any date within centuries of now, so rounding here recovers the intended
@@ -26,6 +31,12 @@ public enum ISO8601Timestamp {
 
     /// Formats an instant given as whole microseconds since 1970 in UTC, with `fractionDigits`
     /// digits of seconds (0 to 9; digits past the sixth are zeros). Exact: no floating point.
+    ///
+    /// - Parameters:
+    ///   - micros: The instant as whole microseconds since 1970-01-01T00:00:00Z; negative for earlier
+    ///     instants.
+    ///   - fractionDigits: How many digits of the seconds' fraction to write, 0 to 9 (values outside
+    ///     are clamped).
     public static func string(microsecondsSince1970 micros: Int64, fractionDigits: Int) -> String {
         let digits = min(max(fractionDigits, 0), 9)
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000

@@ -52,7 +52,8 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The coding path (`"items[2].price"`), for `Codable` conversion errors.
     public let path: String?
 
-    /// Creates an error.
+    /// Creates an error, for code that reports JSON problems in the same shape as the parser (a
+    /// custom `init(from:)`, a validating wrapper); `offset` and `path` default to unknown.
     public init(code: Code, message: String, offset: Int? = nil, path: String? = nil) {
         self.code = code
         self.message = message

@@ -13,6 +13,12 @@ public struct JSONParsingOptions: Sendable, Hashable {
 
     /// Creates options; the defaults accept any document nested at most 512 deep and let the last
     /// of repeated keys win, as most JSON parsers do.
+    ///
+    /// - Parameters:
+    ///   - maximumDepth: The deepest nesting of arrays and objects accepted; 512 by default. Deeper
+    ///     input fails with `nestingTooDeep` instead of exhausting the stack.
+    ///   - rejectsDuplicateKeys: Whether an object that repeats a key fails with `duplicateKey`;
+    ///     `false` by default, when the last value wins.
     public init(maximumDepth: Int = 512, rejectsDuplicateKeys: Bool = false) {
         self.maximumDepth = maximumDepth
         self.rejectsDuplicateKeys = rejectsDuplicateKeys
@@ -25,6 +31,11 @@ extension JSONValue {
     /// White space may surround the document; anything else after it is an error. Any value may
     /// be the top level, including a bare string or number.
     ///
+    /// - Parameters:
+    ///   - bytes: The UTF-8 text of one document, for example a response body; contiguous storage such
+    ///     as `[UInt8]` is parsed without copying.
+    ///   - options: The nesting limit and the duplicate-key rule; the defaults accept what the service
+    ///     sends.
     /// - Throws: ``JSONError`` for invalid UTF-8, truncated or malformed input, numbers out of
     ///   range, and nesting deeper than `options.maximumDepth`.
     public init(parsing bytes: some Collection<UInt8>, options: JSONParsingOptions = JSONParsingOptions()) throws {
@@ -41,6 +52,10 @@ extension JSONValue {
 
     /// Parses one JSON document from a string.
     ///
+    /// - Parameters:
+    ///   - text: The text of one document.
+    ///   - options: The nesting limit and the duplicate-key rule; the defaults accept what the service
+    ///     sends.
     /// - Throws: ``JSONError`` as ``init(parsing:options:)`` does.
     public init(parsing text: String, options: JSONParsingOptions = JSONParsingOptions()) throws {
         var text = text

@@ -224,27 +224,27 @@ extension JSONValue: ExpressibleByNilLiteral {
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
-    /// Creates a Boolean.
+    /// Lets `true` and `false` stand for `.bool` wherever a `JSONValue` is expected.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
-    /// Creates an integer.
+    /// Lets `24` stand for `.int(24)`; an integer literal always stays an integer, never a `double`.
     public init(integerLiteral value: Int64) { self = .int(value) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
-    /// Creates a floating-point number.
+    /// Lets `79.99` stand for `.double(79.99)`; `24.0` stays a `double` and is written as `24.0`.
     public init(floatLiteral value: Double) { self = .double(value) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
-    /// Creates a string.
+    /// Lets `"Ada"` stand for `.string("Ada")`.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
-    /// Creates an array.
+    /// Lets `[1, "two", nil]` stand for an `.array`; elements may mix JSON types.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
@@ -270,13 +270,14 @@ extension JSONValue {
         }
     }
 
-    /// Creates a floating-point number.
+    /// Wraps `value` as `.double`, even when it has no fraction; writing fails later if it is NaN or
+    /// infinite, which JSON cannot hold.
     public init(_ value: Double) { self = .double(value) }
 
-    /// Creates a string.
+    /// Wraps `value` as `.string`; any Unicode text is allowed and escaped when written.
     public init(_ value: String) { self = .string(value) }
 
-    /// Creates a Boolean.
+    /// Wraps `value` as `.bool`.
     public init(_ value: Bool) { self = .bool(value) }
 }
 

@@ -10,7 +10,12 @@ public struct JSONValueDecoder: Sendable {
     /// How binary data is read.
     public var dataStrategy: JSONDataStrategy
 
-    /// Creates a decoder.
+    /// Creates a decoder. The defaults read what ``JSONValueEncoder``'s defaults write: ISO 8601
+    /// dates (any fraction length, any offset) and base64 data.
+    ///
+    /// - Parameters:
+    ///   - dateStrategy: How `Date` properties are read; ISO 8601 text by default.
+    ///   - dataStrategy: How `Data` properties are read; base64 text by default.
     public init(dateStrategy: JSONDateStrategy = .iso8601, dataStrategy: JSONDataStrategy = .base64) {
         self.dateStrategy = dateStrategy
         self.dataStrategy = dataStrategy

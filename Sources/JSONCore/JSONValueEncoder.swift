@@ -31,7 +31,12 @@ public struct JSONValueEncoder: Sendable {
     /// How binary data is written.
     public var dataStrategy: JSONDataStrategy
 
-    /// Creates an encoder.
+    /// Creates an encoder. The defaults write dates as ISO 8601 text with milliseconds, in UTC,
+    /// and `Data` as base64, the forms the DataSync service stores.
+    ///
+    /// - Parameters:
+    ///   - dateStrategy: How `Date` properties are written; ISO 8601 text with milliseconds by default.
+    ///   - dataStrategy: How `Data` properties are written; base64 text by default.
     public init(dateStrategy: JSONDateStrategy = .iso8601, dataStrategy: JSONDataStrategy = .base64) {
         self.dateStrategy = dateStrategy
         self.dataStrategy = dataStrategy

@@ -10,8 +10,11 @@ extension Patch {
     /// would outnumber its elements, it is replaced whole. Values of different types, and changed
     /// strings, numbers and Booleans, are replaced. Numbers compare by value (`1` equals `1.0`).
     ///
-    /// - Parameter root: where `old` and `new` sit in the document the patch will be applied to;
-    ///   every operation's path starts with it. The default is the whole document.
+    /// - Parameters:
+    ///   - old: The value as it is now, such as the payload the server last returned.
+    ///   - new: The value it should become; the result is empty when it equals `old`.
+    ///   - root: Where `old` and `new` sit in the document the patch will be applied to; every
+    ///     operation's path starts with it. The default is the whole document.
     public static func diff(from old: JSONValue, to new: JSONValue, under root: JSONPointer = .root)
         -> [PatchOperation]
     {
@@ -32,9 +35,17 @@ extension Patch {
     /// ```
     ///
     /// (It has its own name so that literals such as `["a": 1]` passed to ``diff(from:to:under:)``
-    /// are always read as ``JSONValue``.) Both values are converted with `encoder` (a default ``JSONValueEncoder`` unless given). A
-    /// property that encodes as absent (a `nil` optional) yields `remove` or `add` of that member.
+    /// are always read as `JSONValue`.) Both values are converted with `encoder` (a default
+    /// `JSONValueEncoder` unless given). A property that encodes as absent (a `nil` optional)
+    /// yields `remove` or `add` of that member.
     ///
+    /// - Parameters:
+    ///   - old: The value as it is stored now, for example the payload decoded from the last read.
+    ///   - new: The edited value; the result is empty when both encode alike.
+    ///   - root: Where both values sit in the document, such as ``JSONPointer/payload``; every path
+    ///     starts with it. The whole document by default.
+    ///   - encoder: The encoder for both values, with its date and data strategies; a default
+    ///     `JSONValueEncoder` unless given.
     /// - Throws: ``PatchError`` with code ``PatchError/Code-swift.struct/encodingFailed`` when either
     ///   value cannot be encoded.
     public static func diffEncoded<Value: Encodable>(

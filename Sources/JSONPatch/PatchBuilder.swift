@@ -4,7 +4,7 @@ public import JSONCore
 /// (``JSONPointer/payload`` by default) and continues with member names you pass unescaped.
 ///
 /// Keys are escaped for you: a key `"sizes/eu"` becomes `/payload/sizes~1eu` and `"a~b"` becomes
-/// `/payload/a~0b`; dots are kept as they are. Guards added with ``require(_:equals:)`` come first
+/// `/payload/a~0b`; dots are kept as they are. Guards added with ``require(_:equals:)-(String...,_)`` come first
 /// in ``operations``, so the server checks them before changing anything; the patch is atomic, so a
 /// failed guard leaves the object untouched.
 ///
@@ -22,7 +22,7 @@ public import JSONCore
 public struct PatchBuilder: Sendable, Hashable {
     /// Where the keys given to the builder's methods start.
     public var root: JSONPointer
-    /// The `test` operations added with ``require(_:equals:)``, in order.
+    /// The `test` operations added with ``require(_:equals:)-(String...,_)``, in order.
     public private(set) var guards: [PatchOperation] = []
     /// The other operations, in the order they were added.
     public private(set) var edits: [PatchOperation] = []
@@ -82,27 +82,47 @@ public struct PatchBuilder: Sendable, Hashable {
     }
 
     /// Adds a `move` of the member `from` to the member `to`, both directly under ``root``.
+    ///
+    /// - Parameters:
+    ///   - from: The member to move, unescaped; it must exist when the patch is applied.
+    ///   - to: The member to move it to, unescaped; an existing value there is replaced.
     public mutating func move(from: String, to: String) {
         move(from: [from], to: [to])
     }
 
     /// Adds a `move` between two key paths under ``root``.
+    ///
+    /// - Parameters:
+    ///   - from: The keys leading to the value to move, unescaped, from ``root`` down.
+    ///   - to: The keys of its new place, unescaped; `to` must not lie inside `from`.
     public mutating func move(from: [String], to: [String]) {
         edits.append(.move(from: path(from), path: path(to)))
     }
 
     /// Adds a `copy` of the member `from` to the member `to`, both directly under ``root``.
+    ///
+    /// - Parameters:
+    ///   - from: The member to copy, unescaped; it must exist when the patch is applied.
+    ///   - to: The member to copy it to, unescaped; an existing value there is replaced.
     public mutating func copy(from: String, to: String) {
         copy(from: [from], to: [to])
     }
 
     /// Adds a `copy` between two key paths under ``root``.
+    ///
+    /// - Parameters:
+    ///   - from: The keys leading to the value to copy, unescaped, from ``root`` down.
+    ///   - to: The keys of the place to copy it to, unescaped.
     public mutating func copy(from: [String], to: [String]) {
         edits.append(.copy(from: path(from), path: path(to)))
     }
 
     /// Adds operations that turn `old` into `new`, both sitting at ``root`` (see
     /// ``Patch/diff(from:to:under:)``).
+    ///
+    /// - Parameters:
+    ///   - old: The value at ``root`` as it is stored now.
+    ///   - new: The value it should become; nothing is added when it equals `old`.
     public mutating func addDiff(from old: JSONValue, to new: JSONValue) {
         edits += Patch.diff(from: old, to: new, under: root)
     }

@@ -55,7 +55,8 @@ public struct PatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The JSON Pointer involved, as written.
     public var pointer: String?
 
-    /// Creates an error.
+    /// Creates an error in the shape ``Patch`` reports; `operationIndex` and `pointer` default to
+    /// unknown.
     public init(code: Code, message: String, operationIndex: Int? = nil, pointer: String? = nil) {
         self.code = code
         self.message = message

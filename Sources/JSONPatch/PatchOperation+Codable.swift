@@ -13,7 +13,7 @@ extension PatchOperation: Codable, JSONCodable {
     /// Members the operation does not use are ignored, as RFC 6902 asks. A `value` of `null` is a
     /// value; a missing `value` is an error.
     ///
-    /// - Throws: `DecodingError` (``JSONError`` from `JSONValueDecoder`) with a message naming the
+    /// - Throws: `DecodingError` (`JSONError` from `JSONValueDecoder`) with a message naming the
     ///   problem: an unknown or missing `op`, a missing or non-string `path` or `from`, a missing
     ///   `value`.
     public init(from decoder: any Decoder) throws {

@@ -25,6 +25,18 @@ extension PubNub {
         public var headers: HTTPHeaders
 
         /// Creates overrides; the defaults change nothing.
+        ///
+        /// - Parameters:
+        ///   - transport: Another HTTP client for this request (middlewares, auth and retry still
+        ///     apply); `nil` uses the client's.
+        ///   - timeout: How long one attempt may take; `nil` uses the configuration's `requestTimeout`.
+        ///   - retryPolicy: When this request is resent, `.none` for never; `nil` uses the
+        ///     configuration's.
+        ///   - queryParameters: Query items appended after the operation's own, in order; empty adds
+        ///     none.
+        ///   - headers: Headers added to the request; empty adds none.
+        ///   - deadline: The longest the whole call may take, attempts and waits included; `nil` uses
+        ///     the configuration's `deadline`.
         public init(
             transport: (any HTTPClient)? = nil, timeout: Duration? = nil, retryPolicy: RetryPolicy? = nil,
             queryParameters: [HTTPQueryItem] = [],

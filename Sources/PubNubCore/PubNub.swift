@@ -49,7 +49,7 @@ public final class PubNub: Sendable {
     /// Creates a client after checking the configuration with
     /// ``PubNubConfiguration/validate()`` and making its transport.
     ///
-    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` for a malformed origin, an
+    /// - Throws: `PubNubError` with reason `.invalidConfiguration` for a malformed origin, an
     ///   empty subscribe key or user id, or when no HTTP transport can be created.
     public convenience init(validating configuration: PubNubConfiguration) throws(PubNubError) {
         try configuration.validate()

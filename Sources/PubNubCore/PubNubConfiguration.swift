@@ -159,7 +159,7 @@ public struct PubNubConfiguration: Sendable {
 
     /// The origin parsed and checked, or the reason it cannot be used.
     ///
-    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` for a malformed
+    /// - Throws: `PubNubError` with reason `.invalidConfiguration` for a malformed
     ///   ``origin``.
     public func parsedOrigin() throws(PubNubError) -> PubNubOrigin {
         try PubNubOrigin(origin, secure: useSecureConnections)
@@ -171,7 +171,7 @@ public struct PubNubConfiguration: Sendable {
     /// ``PubNub/init(validating:)`` calls it; call it yourself to report a bad setting where the
     /// configuration is assembled (from a file, from the environment).
     ///
-    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` naming the first bad setting.
+    /// - Throws: `PubNubError` with reason `.invalidConfiguration` naming the first bad setting.
     public func validate() throws(PubNubError) {
         _ = try parsedOrigin()
         if subscribeKey.isEmpty {

@@ -21,7 +21,7 @@ public struct PubNubOrigin: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses and checks `origin`.
     ///
-    /// - Throws: ``PubNubError`` with reason `.invalidConfiguration` when the text is empty, carries a
+    /// - Throws: `PubNubError` with reason `.invalidConfiguration` when the text is empty, carries a
     ///   scheme or path, has an unclosed IPv6 bracket, no host, or a port outside 1...65535.
     public init(_ origin: String, secure: Bool) throws(PubNubError) {
         scheme = secure ? "https" : "http"

@@ -4,7 +4,7 @@ package import Transport
 
 /// The one road every PubNub request takes, whatever the feature: origin, identity stamping
 /// (`uuid`, `pnsdk`), the middleware chain (retry, auth, the user's middlewares), the transport,
-/// and the mapping of failures to ``PubNubError``.
+/// and the mapping of failures to `PubNubError`.
 ///
 /// Features build their path, operation query, headers and body, then call ``request(_:custom:)``
 /// and ``send(_:chain:custom:)``. REST calls use ``Chain/retrying``; the subscribe loop, which owns
@@ -73,7 +73,7 @@ package struct ServicePipeline: Sendable {
     /// (sorted by name), then the per-request extra parameters in their order, headers and body.
     /// The auth middleware adds `auth` when the request is sent.
     ///
-    /// - Throws: ``PubNubError`` `.invalidConfiguration` when the origin is malformed.
+    /// - Throws: `PubNubError` `.invalidConfiguration` when the origin is malformed.
     package func request(_ call: Call, custom: PubNub.RequestConfiguration) throws(PubNubError) -> HTTPRequest {
         let origin = try self.origin.get()
         var query = call.query
@@ -94,7 +94,7 @@ package struct ServicePipeline: Sendable {
     /// (per request, else the configuration's) bounds every attempt and wait together. For callers that read error answers
     /// themselves (a `Retry-After` on 429, a pub/sub error array).
     ///
-    /// - Throws: ``PubNubError`` mapped from the transport or a middleware (see ``map(_:)``).
+    /// - Throws: `PubNubError` mapped from the transport or a middleware (see ``map(_:)``).
     package func exchange(
         _ request: HTTPRequest, chain: Chain, custom: PubNub.RequestConfiguration
     ) async throws(PubNubError) -> HTTPResponse {
@@ -128,7 +128,7 @@ package struct ServicePipeline: Sendable {
 
     /// Sends `request` and returns its 2xx answer.
     ///
-    /// - Throws: ``PubNubError``: from the transport (see ``map(_:)``), or built from a status outside
+    /// - Throws: `PubNubError`: from the transport (see ``map(_:)``), or built from a status outside
     ///   200...299 and its body (`PubNubError(statusCode:body:)`).
     package func send(
         _ request: HTTPRequest, chain: Chain = .retrying, custom: PubNub.RequestConfiguration
@@ -152,7 +152,7 @@ package struct ServicePipeline: Sendable {
         PubNubError(reason: .requestCancelled, message: "the request was cancelled", underlying: underlying)
     }
 
-    /// Maps what a transport or middleware threw to a ``PubNubError``, keeping the original as
+    /// Maps what a transport or middleware threw to a `PubNubError`, keeping the original as
     /// ``PubNubError/underlying``.
     package static func map(_ error: any Error) -> PubNubError {
         if let error = error as? PubNubError { return error }

@@ -1,6 +1,6 @@
 /// When and how often the subscribe loop reconnects after it lost its long-poll.
 ///
-/// Separate from the REST ``RetryPolicy``: a lost long-poll is never resent as such; reconnecting
+/// Separate from the REST `RetryPolicy`: a lost long-poll is never resent as such; reconnecting
 /// means a new handshake (and, with ``PubNubConfiguration/restore``, resuming from the last
 /// timetoken), reported through status events on the way. The loop reconnects after network
 /// errors, timeouts, 429 and 5xx answers; a `Retry-After` header replaces the computed delay.

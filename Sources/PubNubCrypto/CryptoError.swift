@@ -49,7 +49,8 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence for people.
     public let message: String
 
-    /// Creates an error.
+    /// Creates an error, as a custom ``Cryptor`` should to report a failure in the crypto module's
+    /// own terms.
     public init(code: Code, message: String) {
         self.code = code
         self.message = message

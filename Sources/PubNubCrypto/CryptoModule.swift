@@ -20,6 +20,12 @@ public struct CryptoModule: Sendable {
     public let cryptors: [any Cryptor]
 
     /// Creates a module that encrypts with `defaultCryptor` and decrypts with it and `cryptors`.
+    ///
+    /// - Parameters:
+    ///   - defaultCryptor: The cryptor that encrypts everything, and the first one tried for data it
+    ///     wrote.
+    ///   - cryptors: Further cryptors that decrypt data other clients wrote; for one identifier the
+    ///     first wins. Leave out the legacy cryptor only if no client ever wrote headerless data.
     public init(defaultCryptor: any Cryptor, cryptors: [any Cryptor] = []) {
         self.defaultCryptor = defaultCryptor
         self.cryptors = [defaultCryptor] + cryptors

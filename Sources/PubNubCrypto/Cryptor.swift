@@ -4,10 +4,10 @@
 public struct EncryptedPayload: Sendable, Hashable {
     /// Data the cryptor needs back to decrypt: written into the header. At most 65 535 bytes.
     public var metadata: [UInt8]
-    /// The ciphertext.
+    /// The ciphertext, without the header (the crypto module adds it).
     public var data: [UInt8]
 
-    /// Creates a payload.
+    /// Creates a payload; a cryptor that needs nothing back to decrypt leaves `metadata` empty.
     public init(metadata: [UInt8] = [], data: [UInt8]) {
         self.metadata = metadata
         self.data = data

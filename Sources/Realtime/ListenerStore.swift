@@ -9,6 +9,7 @@ package final class ListenerStore: Sendable {
         package var deliver: @Sendable (PubNubEvent) -> Void
         package var status: @Sendable (PubNubStatus) -> Void
         package var finish: @Sendable () -> Void
+        package var gap: @Sendable (PubNubDataSyncGap) -> Void = { _ in }
     }
 
     package struct Closures: Sendable {
@@ -18,7 +19,8 @@ package final class ListenerStore: Sendable {
         var onMessageAction: (@Sendable (PubNubMessageActionEvent) -> Void)?
         var onFileEvent: (@Sendable (PubNubFileEvent) -> Void)?
         var onAppContext: (@Sendable (PubNubAppContextEvent) -> Void)?
-        var onDataSync: (@Sendable (PubNubRawEvent) -> Void)?
+        var onDataSync: (@Sendable (PubNubDataSyncEvent) -> Void)?
+        var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)?
         var onUnknownEvent: (@Sendable (PubNubRawEvent) -> Void)?
         var onEvents: (@Sendable ([PubNubEvent]) -> Void)?
         var onStatus: (@Sendable (PubNubStatus) -> Void)?
@@ -29,6 +31,7 @@ package final class ListenerStore: Sendable {
         var sinks: [UInt64: Sink] = [:]
         var nextSinkID: UInt64 = 0
         var listeners: [any PubNubEventsListener] = []
+        var deduplicator = DataSyncDeduplicator()
     }
 
     private let state = Locked(State())
@@ -76,9 +79,17 @@ package final class ListenerStore: Sendable {
 
     /// Yields `events` to the streams now, and returns the closure and listener calls for them, to
     /// run in the completion context.
+    /// DataSync events this store already delivered (a copy from another channel) are left out.
     package func deliver(_ events: [PubNubEvent]) -> [@Sendable () -> Void] {
         guard !events.isEmpty else { return [] }
-        let (closures, sinks, listeners) = state.withLock { ($0.closures, Array($0.sinks.values), $0.listeners) }
+        let (closures, sinks, listeners, events) = state.withLock { state in
+            let admitted = events.filter { event in
+                guard case .dataSync(let change) = event else { return true }
+                return state.deduplicator.admit(change)
+            }
+            return (state.closures, Array(state.sinks.values), state.listeners, admitted)
+        }
+        guard !events.isEmpty else { return [] }
         for sink in sinks {
             for event in events { sink.deliver(event) }
         }
@@ -101,6 +112,22 @@ package final class ListenerStore: Sendable {
         return calls
     }
 
+    /// Yields `gap` to the streams now, and returns the closure and listener calls for it.
+    package func deliver(_ gap: PubNubDataSyncGap) -> [@Sendable () -> Void] {
+        let (closures, sinks, listeners) = state.withLock { ($0.closures, Array($0.sinks.values), $0.listeners) }
+        for sink in sinks { sink.gap(gap) }
+        var calls: [@Sendable () -> Void] = []
+        if let onDataSyncGap = closures.onDataSyncGap { calls.append { onDataSyncGap(gap) } }
+        for listener in listeners { calls.append { listener.didReceive(dataSyncGap: gap) } }
+        return calls
+    }
+
+    /// The dedupe setting of DataSync events.
+    package var deduplication: PubNubDataSyncDeduplication {
+        get { state.withLock { $0.deduplicator.setting } }
+        set { state.withLock { $0.deduplicator.update(newValue) } }
+    }
+
     private static func call(for event: PubNubEvent, _ closures: Closures) -> (@Sendable () -> Void)? {
         switch event {
         case .message(let message):
@@ -121,9 +148,9 @@ package final class ListenerStore: Sendable {
         case .appContext(let object):
             guard let closure = closures.onAppContext else { return nil }
             return { closure(object) }
-        case .dataSync(let raw):
+        case .dataSync(let change):
             guard let closure = closures.onDataSync else { return nil }
-            return { closure(raw) }
+            return { closure(change) }
         case .unknown(let raw):
             guard let closure = closures.onUnknownEvent else { return nil }
             return { closure(raw) }
@@ -136,6 +163,7 @@ package final class ListenerStore: Sendable {
         bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
         extract: @escaping @Sendable (PubNubEvent) -> Element?,
         status: (@Sendable (PubNubStatus) -> Element?)? = nil,
+        gap: (@Sendable (PubNubDataSyncGap) -> Element?)? = nil,
         onEnd: @escaping @Sendable () -> Void = {}
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
@@ -146,7 +174,10 @@ package final class ListenerStore: Sendable {
             status: { value in
                 if let element = status?(value) { continuation.yield(element) }
             },
-            finish: { continuation.finish() })
+            finish: { continuation.finish() },
+            gap: { value in
+                if let element = gap?(value) { continuation.yield(element) }
+            })
         let id = Locked<UInt64?>(nil)
         continuation.onTermination = { [weak self] _ in
             if let registered = id.withLock({ $0 }) { self?.removeSink(registered) }
@@ -183,7 +214,7 @@ extension PubNubEvent {
         if case .appContext(let value) = self { return value }
         return nil
     }
-    var dataSyncEvent: PubNubRawEvent? {
+    var dataSyncEvent: PubNubDataSyncEvent? {
         if case .dataSync(let value) = self { return value }
         return nil
     }

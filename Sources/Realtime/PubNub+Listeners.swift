@@ -40,8 +40,9 @@ extension PubNub {
         set { realtime.hub.clientStore.update { $0.onAppContext = newValue } }
     }
 
-    /// Called for every DataSync event (raw for now).
-    public var onDataSync: (@Sendable (PubNubRawEvent) -> Void)? {
+    /// Called for every DataSync event; a copy of a change that came on another channel is left out
+    /// (see `dataSyncDeduplication`).
+    public var onDataSync: (@Sendable (PubNubDataSyncEvent) -> Void)? {
         get { realtime.hub.clientStore.closures().onDataSync }
         set { realtime.hub.clientStore.update { $0.onDataSync = newValue } }
     }
@@ -106,11 +107,12 @@ extension PubNub {
         realtime.hub.clientStore.stream(bufferingPolicy: bufferingPolicy, extract: { $0.appContextEvent })
     }
 
-    /// The DataSync events (raw for now), as a stream; `.unbounded` by default (see ``EventListenerHolding``).
+    /// The DataSync events (copies from other channels left out), as a stream; `.unbounded` by default
+    /// (see ``EventListenerHolding``). `dataSyncUpdates()` adds the gap signals.
     /// It sees every event the client receives, whichever API subscribed to it.
     public func dataSyncEvents(
-        bufferingPolicy: AsyncStream<PubNubRawEvent>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<PubNubRawEvent> {
+        bufferingPolicy: AsyncStream<PubNubDataSyncEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<PubNubDataSyncEvent> {
         realtime.hub.clientStore.stream(bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent })
     }
 

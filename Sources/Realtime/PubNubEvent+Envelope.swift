@@ -79,8 +79,8 @@ extension PubNubEvent {
                     metadata: envelope.metadata, customMessageType: envelope.customMessageType))
         case .some(5):
             // Only service-made changes are DataSync events; anything else typed 5 is a message.
-            if payload["metadata"]?["source"]?.stringValue == "data-sync" {
-                self = .dataSync(raw)
+            if let change = PubNubDataSyncEvent(envelope: envelope) {
+                self = .dataSync(change)
             } else {
                 self = .message(message)
             }

@@ -234,8 +234,8 @@ public struct PubNubFileEvent: Hashable, Sendable {
     }
 }
 
-/// An event delivered as the service sent it: DataSync changes (until their typed model lands)
-/// and any event type this SDK does not know, so nothing is dropped.
+/// An event delivered as the service sent it: any event type this SDK does not know, or one whose
+/// payload had an unexpected shape, so nothing is dropped.
 public struct PubNubRawEvent: Hashable, Sendable {
     /// The wire's event type (`e`), `nil` when absent.
     public var type: Int?
@@ -284,8 +284,8 @@ public enum PubNubEvent: Hashable, Sendable {
     case appContext(PubNubAppContextEvent)
     /// A shared file.
     case file(PubNubFileEvent)
-    /// A DataSync change (`e` = 5, `metadata.source` = `data-sync`), raw for now.
-    case dataSync(PubNubRawEvent)
+    /// A DataSync change (`e` = 5, `metadata.source` = `data-sync`).
+    case dataSync(PubNubDataSyncEvent)
     /// An event of a type this SDK does not know, or one whose payload had an unexpected shape.
     case unknown(PubNubRawEvent)
 
@@ -297,7 +297,8 @@ public enum PubNubEvent: Hashable, Sendable {
         case .messageAction(let event): return event.channel
         case .appContext(let event): return event.channel
         case .file(let event): return event.channel
-        case .dataSync(let event), .unknown(let event): return event.channel
+        case .dataSync(let event): return event.channel
+        case .unknown(let event): return event.channel
         }
     }
 
@@ -309,7 +310,8 @@ public enum PubNubEvent: Hashable, Sendable {
         case .messageAction(let event): return event.timetoken
         case .appContext(let event): return event.timetoken
         case .file(let event): return event.timetoken
-        case .dataSync(let event), .unknown(let event): return event.timetoken
+        case .dataSync(let event): return event.timetoken
+        case .unknown(let event): return event.timetoken
         }
     }
 }

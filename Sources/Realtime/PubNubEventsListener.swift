@@ -30,8 +30,10 @@ public protocol PubNubEventsListener: AnyObject, Sendable {
     func didReceive(fileEvent: PubNubFileEvent)
     /// The subscribe loop or a presence call reported a status.
     func didReceive(status: PubNubStatus)
-    /// A DataSync change arrived (raw until the DataSync event model lands).
-    func didReceive(dataSyncEvent: PubNubRawEvent)
+    /// A DataSync change arrived (once, when another channel brings a copy; see `dataSyncDeduplication`).
+    func didReceive(dataSyncEvent: PubNubDataSyncEvent)
+    /// DataSync events may have been missed: local copies built from events may be stale.
+    func didReceive(dataSyncGap: PubNubDataSyncGap)
     /// An event of a type this SDK does not know arrived.
     func didReceive(unknownEvent: PubNubRawEvent)
 }
@@ -52,7 +54,9 @@ extension PubNubEventsListener {
     /// Does nothing.
     public func didReceive(status: PubNubStatus) {}
     /// Does nothing.
-    public func didReceive(dataSyncEvent: PubNubRawEvent) {}
+    public func didReceive(dataSyncEvent: PubNubDataSyncEvent) {}
+    /// Does nothing.
+    public func didReceive(dataSyncGap: PubNubDataSyncGap) {}
     /// Does nothing.
     public func didReceive(unknownEvent: PubNubRawEvent) {}
 }
@@ -67,7 +71,7 @@ extension PubNubEventsListener {
         case .messageAction(let action): didReceive(messageAction: action)
         case .appContext(let object): didReceive(objectEvent: object)
         case .file(let file): didReceive(fileEvent: file)
-        case .dataSync(let raw): didReceive(dataSyncEvent: raw)
+        case .dataSync(let change): didReceive(dataSyncEvent: change)
         case .unknown(let raw): didReceive(unknownEvent: raw)
         }
     }

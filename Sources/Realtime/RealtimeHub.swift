@@ -11,6 +11,8 @@ package protocol RealtimeSubscriber: AnyObject, Sendable {
     func stores(forMatch match: String, channel: String) -> [ListenerStore]
     /// Ends its streams because everything was unsubscribed.
     func forceUnsubscribed()
+    /// Every store it delivers to (for signals that are not events, such as DataSync gaps).
+    var listenerStores: [ListenerStore] { get }
 }
 
 /// The names a subscriber asks for.
@@ -54,6 +56,8 @@ package final class RealtimeHub: Sendable {
     private let completionContext: PubNub.CompletionContext
     /// The client-level listeners: `addListener`, `pubnub.onMessage`, the client's streams.
     package let clientStore = ListenerStore()
+    /// DataSync state shared by every receiver: the sides of links seen, and the gap detector.
+    private let dataSync = Locked(DataSyncHubState())
 
     package init(
         inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation, completionContext: PubNub.CompletionContext
@@ -100,6 +104,9 @@ package final class RealtimeHub: Sendable {
     package func isActive(_ subscriber: any RealtimeSubscriber) -> Bool {
         state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] != nil }
     }
+
+    /// The subscribers events are delivered to now.
+    package var activeSubscribers: [any RealtimeSubscriber] { state.withLock { Array($0.subscribers.values) } }
 
     /// Unsubscribes everything: the client-level names and every subscription.
     package func unsubscribeAll() {
@@ -166,7 +173,8 @@ package final class RealtimeHub: Sendable {
         var all: [PubNubEvent] = []
         all.reserveCapacity(envelopes.count)
         for envelope in envelopes {
-            let event = PubNubEvent(envelope: envelope)
+            let decoded = PubNubEvent(envelope: envelope)
+            let event = dataSync.withLock { $0.process(decoded) }
             all.append(event)
             var seen: Set<ObjectIdentifier> = []
             for subscriber in subscribers {
@@ -191,7 +199,11 @@ package final class RealtimeHub: Sendable {
 
     /// Reports a status to the client-level listeners and the status streams.
     package func deliver(_ status: PubNubStatus) {
-        run(clientStore.deliver(status))
+        var calls = clientStore.deliver(status)
+        if let gap = dataSync.withLock({ $0.gaps.observe(status) }) {
+            calls += deliver(gap)
+        }
+        run(calls)
     }
 
     private func run(_ calls: [@Sendable () -> Void]) {

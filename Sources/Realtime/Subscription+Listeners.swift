@@ -38,8 +38,9 @@ extension Subscription {
         set { listenerStore.update { $0.onAppContext = newValue } }
     }
 
-    /// Called for every DataSync event (raw for now).
-    public var onDataSync: (@Sendable (PubNubRawEvent) -> Void)? {
+    /// Called for every DataSync event; a copy of a change that came on another channel is left out
+    /// (see `dataSyncDeduplication`).
+    public var onDataSync: (@Sendable (PubNubDataSyncEvent) -> Void)? {
         get { listenerStore.closures().onDataSync }
         set { listenerStore.update { $0.onDataSync = newValue } }
     }
@@ -105,11 +106,12 @@ extension Subscription {
         listenerStore.stream(bufferingPolicy: bufferingPolicy, extract: { $0.appContextEvent }, onEnd: streamStarted())
     }
 
-    /// The DataSync events (raw for now), as a stream; `.unbounded` by default (see ``EventListenerHolding``).
+    /// The DataSync events (copies from other channels left out), as a stream; `.unbounded` by default
+    /// (see ``EventListenerHolding``). `dataSyncUpdates()` adds the gap signals.
     /// Reading it keeps the subscription subscribed.
     public func dataSyncEvents(
-        bufferingPolicy: AsyncStream<PubNubRawEvent>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<PubNubRawEvent> {
+        bufferingPolicy: AsyncStream<PubNubDataSyncEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<PubNubDataSyncEvent> {
         listenerStore.stream(bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent }, onEnd: streamStarted())
     }
 

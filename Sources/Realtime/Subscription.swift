@@ -57,8 +57,8 @@ public protocol EventListenerHolding: AnyObject, Sendable {
     var onFileEvent: (@Sendable (PubNubFileEvent) -> Void)? { get set }
     /// Called for every App Context event.
     var onAppContext: (@Sendable (PubNubAppContextEvent) -> Void)? { get set }
-    /// Called for every DataSync event (raw for now).
-    var onDataSync: (@Sendable (PubNubRawEvent) -> Void)? { get set }
+    /// Called for every DataSync event (a copy from another channel only once, by default).
+    var onDataSync: (@Sendable (PubNubDataSyncEvent) -> Void)? { get set }
     /// Called for every event of an unknown type.
     var onUnknownEvent: (@Sendable (PubNubRawEvent) -> Void)? { get set }
     /// Called with every batch of events, all kinds together, in the order they arrived.

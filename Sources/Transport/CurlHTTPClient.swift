@@ -30,7 +30,11 @@ public final class CurlHTTPClient: HTTPClient {
 
     /// Loads libcurl and starts the client's transfer thread.
     ///
-    /// - Parameter libraryPath: where to load libcurl from; `nil` uses the platform's default.
+    /// - Parameters:
+    ///   - configuration: Timeouts, the response size limit, connections per host and an optional
+    ///     certificate-authority file; the defaults suit the PubNub service.
+    ///   - libraryPath: Where to load libcurl from; `nil` uses the platform's default
+    ///     (`libcurl.so.4` on Linux).
     /// - Throws: ``TransportError`` with code ``TransportError/Code-swift.struct/unavailable`` when
     ///   libcurl cannot be loaded, is older than 7.68, or cannot start.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(), libraryPath: String? = nil)

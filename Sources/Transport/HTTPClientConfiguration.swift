@@ -26,6 +26,17 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var certificateAuthorityFile: String?
 
     /// Creates a configuration; the defaults suit the PubNub service.
+    ///
+    /// - Parameters:
+    ///   - defaultTimeout: The limit on a whole exchange for requests without their own
+    ///     ``HTTPRequest/timeout``; 60 s by default.
+    ///   - connectTimeout: How long establishing TCP and TLS may take; 10 s by default.
+    ///   - maximumResponseBytes: The largest body accepted before the request fails with `tooLarge`; 64
+    ///     MiB by default.
+    ///   - maximumConnectionsPerHost: How many connections to one host may be open at once; 16 by
+    ///     default.
+    ///   - certificateAuthorityFile: A PEM file of authorities to trust instead of the system's, for a
+    ///     test server; `nil` (the default) trusts the system. Only ``CurlHTTPClient`` supports it.
     public init(
         defaultTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
         maximumResponseBytes: Int = 64 << 20, maximumConnectionsPerHost: Int = 16,

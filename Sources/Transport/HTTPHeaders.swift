@@ -7,10 +7,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public struct Field: Sendable, Hashable {
         /// The name as given.
         public var name: String
-        /// The value.
+        /// The value as sent, without the surrounding whitespace.
         public var value: String
 
-        /// Creates a field.
+        /// Creates a field; the name keeps its case (lookups ignore it) and neither part is checked
+        /// for characters HTTP forbids.
         public init(name: String, value: String) {
             self.name = name
             self.value = value

@@ -53,7 +53,8 @@ public struct HTTPQueryItem: Hashable, Sendable {
 /// (`%2F`) from a path separator. Query items are stored unencoded and encoded strictly when the
 /// URL is built: everything but RFC 3986 unreserved characters is percent-encoded.
 public struct HTTPRequest: Sendable, Hashable {
-    /// The method.
+    /// The method; `GET` by default. Only idempotent methods are resent by ``RetryMiddleware``
+    /// unless ``isRetryable`` is set.
     public var method: HTTPMethod
     /// `https` (the default) or `http`.
     public var scheme: String
@@ -76,7 +77,10 @@ public struct HTTPRequest: Sendable, Hashable {
     /// that carries its own de-duplication key). Idempotent methods are always retryable.
     public var isRetryable: Bool
 
-    /// Creates a request.
+    /// Creates a request. Only `host` is required: the defaults make an `https` `GET` of `/` with no
+    /// query, headers or body, the client's timeout, and no retries beyond what the method allows.
+    /// `path` must already be percent-encoded (see ``encodePathSegment(_:)``); query items are
+    /// encoded when the request is sent.
     public init(
         method: HTTPMethod = .get, scheme: String = "https", host: String, port: Int? = nil, path: String = "/",
         queryItems: [HTTPQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil,

@@ -8,7 +8,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The body, decompressed when it was sent with `Content-Encoding: gzip` or `deflate`.
     public var body: [UInt8]
 
-    /// Creates a response.
+    /// Creates a response, as a transport does when one arrives or a test double does to answer;
+    /// `headers` and `body` default to empty.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers

@@ -42,7 +42,7 @@ public struct HTTPLogRecord: Sendable, Hashable, CustomStringConvertible {
 
     /// What happened.
     public var event: Event
-    /// The method.
+    /// The request's method (also on the response and failure records of that request).
     public var method: HTTPMethod
     /// The URL with secret query values replaced by `REDACTED`.
     public var url: String

@@ -2,7 +2,7 @@
 ///
 /// Three shapes, as PubNub's SDKs use them:
 /// - ``none``: never retry.
-/// - ``linear(delay:maximumRetries:maximumJitter:)``: the same delay before every retry.
+/// - ``linear(delay:maximumRetries:maximumJitter:maximumDelay:)``: the same delay before every retry.
 /// - ``exponential(minimumDelay:maximumDelay:maximumRetries:maximumJitter:)``: `minimumDelay × 2ⁿ`
 ///   before retry `n` (counting from 0), capped at `maximumDelay`.
 ///
@@ -63,6 +63,15 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The same `delay` before each of up to `maximumRetries` retries. `maximumDelay` only caps
     /// how long a `Retry-After` header may make the middleware wait.
+    ///
+    /// - Parameters:
+    ///   - delay: The wait before each retry; 2 s by default.
+    ///   - maximumRetries: How many times a request may be resent after the first attempt; 10 by
+    ///     default, 0 never resends.
+    ///   - maximumJitter: The most random time added to each wait, so clients that failed together
+    ///     spread out; 1 s by default.
+    ///   - maximumDelay: The longest `Retry-After` the middleware honours; a longer one ends the
+    ///     retries. 150 s by default.
     public static func linear(
         delay: Duration = .seconds(2), maximumRetries: Int = 10, maximumJitter: Duration = .seconds(1),
         maximumDelay: Duration = .seconds(150)
@@ -73,6 +82,14 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// A delay doubling from `minimumDelay` up to `maximumDelay`, for up to `maximumRetries` retries.
+    ///
+    /// - Parameters:
+    ///   - minimumDelay: The wait before the first retry, doubled for each one after; 2 s by default.
+    ///   - maximumDelay: The cap on every wait, and the longest `Retry-After` honoured; 150 s by
+    ///     default.
+    ///   - maximumRetries: How many times a request may be resent after the first attempt; 6 by
+    ///     default, 0 never resends.
+    ///   - maximumJitter: The most random time added to each wait; 1 s by default.
     public static func exponential(
         minimumDelay: Duration = .seconds(2), maximumDelay: Duration = .seconds(150), maximumRetries: Int = 6,
         maximumJitter: Duration = .seconds(1)
@@ -107,6 +124,11 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay before retry number `retry` with jitter added, where `unitRandom` is a number in
     /// `0..<1` choosing how much of ``maximumJitter`` to add.
+    ///
+    /// - Parameters:
+    ///   - retry: Which retry is next, from 0 for the first.
+    ///   - unitRandom: A number in `0..<1` choosing the jitter; values outside are clamped, NaN counts
+    ///     as 0.
     public func delay(beforeRetry retry: Int, unitRandom: Double) -> Duration {
         let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
         return baseDelay(beforeRetry: retry) + maximumJitter * fraction

@@ -91,7 +91,8 @@ public struct LibcurlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// libcurl's description of the code (`curl_easy_strerror`).
     public let reason: String
 
-    /// Creates an error.
+    /// Wraps a libcurl result; ``CurlHTTPClient`` makes these, and tests make them to check how a
+    /// code is reported.
     public init(code: Int, reason: String) {
         self.code = code
         self.reason = reason

@@ -9,6 +9,7 @@
 import DataSync
 import DataSyncEmulator
 import Foundation
+import Realtime
 
 /// A profile stored as a user's payload: any `JSONCodable` type works.
 struct Profile: JSONCodable {
@@ -54,7 +55,8 @@ struct Options {
         usage: datasync-quickstart [--origin HOST[:PORT] --subscribe-key KEY [--token TOKEN] [--insecure-http]]
 
         Runs a guided DataSync story (users, channels, memberships, filtered lists, patches, eTags)
-        over real HTTP. Without --origin it starts an emulator in this process on 127.0.0.1.
+        over real HTTP, while a second client watches Alice's changes arrive as real-time events.
+        Without --origin it starts an emulator in this process on 127.0.0.1.
 
           --origin HOST[:PORT]   run against this service instead of the in-process emulator
           --subscribe-key KEY    the subscribe key to use (default: demo)
@@ -77,7 +79,8 @@ func step(_ text: String) { print("\n▶ \(text)") }
 func detail(_ text: String) { print("  \(text)") }
 
 /// The story: every call is a real request; an unexpected outcome stops the tour with an error.
-func runStory(_ pubnub: PubNub) async throws {
+/// `watch` makes the second client that follows Alice's changes in real time.
+func runStory(_ pubnub: PubNub, watch: (String) -> AliceWatcher) async throws {
     let dataSync = pubnub.dataSync
     // Ids unique to this run, so the story can run twice against the same keyset.
     let run = String(UUID().uuidString.prefix(8)).lowercased()
@@ -85,6 +88,11 @@ func runStory(_ pubnub: PubNub) async throws {
     let bob = "bob-\(run)"
     let carol = "carol-\(run)"
     let channel = "general-\(run)"
+
+    step("A second client watches Alice in real time: pubnub.dataSyncEntity(\"\(alice)\").subscription()")
+    let watcher = watch(alice)
+    defer { watcher.stop() }
+    try await watcher.start()
 
     step("Create three users with typed payloads")
     var created: [PubNubDataSyncUser] = []
@@ -95,6 +103,7 @@ func runStory(_ pubnub: PubNub) async throws {
         created.append(user)
         detail("created \(user.id) (eTag \(user.eTag), expires \(user.expiresAt.map { "\($0)" } ?? "never"))")
     }
+    try await watcher.expect([.entityCreated])
 
     step("Create a channel and two memberships")
     let general = try await dataSync.createChannel(
@@ -105,6 +114,8 @@ func runStory(_ pubnub: PubNub) async throws {
             channelId: channel, userId: user, classVersion: 1, status: "active")
         detail("\(user) joined \(channel) as membership \(membership.id)")
     }
+    // Memberships have no channel of their own: Alice's arrives on hers (and on the channel's).
+    try await watcher.expect([.relationshipCreated])
 
     step("List this run's users with filterFast, sorted by id descending, two per page")
     var cursor: String?
@@ -129,6 +140,7 @@ func runStory(_ pubnub: PubNub) async throws {
         ifMatchesEtag: before.eTag)
     let profile = try updated.payload?.decode(Profile.self)
     detail("title is now \(profile?.title ?? "?"), eTag \(before.eTag) → \(updated.eTag)")
+    try await watcher.expect([.entityUpdated])
 
     step("Write with the stale eTag: the service answers 412, so re-read and retry")
     do {
@@ -143,6 +155,8 @@ func runStory(_ pubnub: PubNub) async throws {
             id: alice, classVersion: 1, status: "away", payload: fresh.payload, ifMatchesEtag: fresh.eTag)
         detail("retried with the fresh eTag: status is now \(retried.status ?? "nil")")
     }
+    // The refused write published nothing; the retry is one update.
+    try await watcher.expect([.entityUpdated])
 
     step("Add Bob to the channel a second time: the service answers 409")
     do {
@@ -163,6 +177,10 @@ func runStory(_ pubnub: PubNub) async throws {
     for user in created {
         try await dataSync.removeUser(id: user.id)
         detail("removed \(user.id)")
+        if user.id == alice {
+            // Her delete, then the cascade of her membership, whose sides the watcher remembers.
+            try await watcher.expect([.entityDeleted, .relationshipDeleted])
+        }
     }
     try await dataSync.removeChannel(id: channel)
     detail("removed \(channel)")
@@ -204,13 +222,20 @@ func main() async -> Int32 {
         }
     }
 
-    let pubnub = PubNub(
-        configuration: PubNubConfiguration(
-            publishKey: nil, subscribeKey: options.subscribeKey, userId: "quickstart", authToken: options.token,
-            origin: origin, useSecureConnections: secure))
+    func client(_ userId: String) -> PubNub {
+        var configuration = PubNubConfiguration(
+            publishKey: nil, subscribeKey: options.subscribeKey, userId: userId, authToken: options.token,
+            origin: origin, useSecureConnections: secure)
+        configuration.heartbeatInterval = .zero
+        return PubNub(configuration: configuration)
+    }
+    let pubnub = client("quickstart")
+    let watching = client("quickstart-watcher")
     var status: Int32 = 0
     do {
-        try await runStory(pubnub)
+        try await runStory(pubnub) { alice in
+            AliceWatcher(pubnub: watching, userId: alice, limit: .seconds(10), eventsRequired: emulator != nil)
+        }
         print("\n✔ Quickstart finished: every step behaved as documented.")
         print(
             """
@@ -219,6 +244,7 @@ func main() async -> Int32 {
               • run the emulator on its own:  swift run datasync-emulator --port 8090
                 and this story against it:    swift run datasync-quickstart --origin 127.0.0.1:8090 --insecure-http
               • the DataSync guide:           Documentation/DataSyncGuide.md
+              • real-time DataSync events:    Documentation/DataSyncRealtime.md
               • the emulator's routes:        Documentation/Emulator.md
             """)
     } catch {

@@ -171,17 +171,20 @@ struct DecoderTests {
             ])
     }
 
-    @Test("a DataSync change (e 5 from data-sync) is delivered raw; another e 5 is a message")
+    @Test("a DataSync change (e 5 from data-sync) is a typed DataSync event; another e 5 is a message")
     func dataSync() throws {
         let decoded = try events(
-            #"{"t":{"t":"2","r":1},"m":[{"a":"4","f":0,"e":5,"p":{"t":"3","r":1},"k":"s","c":"u1","b":"u1","d":{"version":"1.0","metadata":{"event":"create","source":"data-sync","type":"user"},"data":{"id":"u1"}}},{"a":"4","f":0,"e":5,"p":{"t":"4","r":1},"k":"s","c":"u1","d":{"plain":true}}]}"#
+            #"{"t":{"t":"2","r":1},"m":[{"a":"4","f":0,"e":5,"p":{"t":"3","r":1},"k":"s","c":"u1","b":"u1","d":{"version":"1.0","metadata":{"event":"create","source":"data-sync","type":"user","classVersion":1},"data":{"id":"u1","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z","eTag":"e1"}}},{"a":"4","f":0,"e":5,"p":{"t":"4","r":1},"k":"s","c":"u1","d":{"plain":true}}]}"#
         )
-        guard decoded.count == 2, case .dataSync(let raw) = decoded[0], case .message(let message) = decoded[1] else {
+        guard decoded.count == 2, case .dataSync(let change) = decoded[0], case .message(let message) = decoded[1]
+        else {
             Issue.record("unexpected: \(decoded)")
             return
         }
-        #expect(raw.type == 5)
-        #expect(raw.payload["data"]?["id"] == "u1")
+        #expect(change.change == .entityCreated)
+        #expect(change.kind == .user)
+        #expect(change.entity?.id == "u1")
+        #expect(change.timetoken == 3)
         #expect(message.payload == ["plain": true])
     }
 

@@ -4,12 +4,19 @@
 /// - streams (``subscribe()``), for consumers that read at their own pace (`Emulator.changes()`);
 /// - callbacks (``addSubscriber(_:)``), called synchronously while the change commits, for other
 ///   services (the coming pub/sub bus) that must hold the event before the REST answer leaves.
-///   The DataSync engine calls whatever is registered and never knows who listens.
+///   The DataSync engine calls whatever is registered and never knows who listens;
+/// - write subscribers (``addWriteSubscriber(_:)``), called once per write with all the changes it
+///   committed (a remove and its cascades, a request and the expiries swept before it), in order,
+///   when the write ends, still on the DataSync service's actor and before its answer leaves.
 struct ChangeFeed {
     /// Called once per committed change, in order, on the DataSync service's actor while the change
     /// commits. It must be quick and must not wait for (or call back into) the DataSync service:
     /// hand the event to your own state (a locked queue, a stream) and return.
     typealias Subscriber = @Sendable (ChangeEvent) -> Void
+
+    /// Called once per write with its changes in commit order (never with an empty list); the
+    /// same rules as ``Subscriber``.
+    typealias WriteSubscriber = @Sendable ([ChangeEvent]) -> Void
 
     /// Identifies a registered subscriber, to remove it.
     struct SubscriberID: Hashable, Sendable {
@@ -19,6 +26,7 @@ struct ChangeFeed {
     private enum Sink {
         case stream(AsyncStream<ChangeEvent>.Continuation)
         case callback(Subscriber)
+        case write(WriteSubscriber)
     }
 
     /// In registration order, so every subscriber sees the same order of calls.
@@ -27,6 +35,10 @@ struct ChangeFeed {
     /// The most recent events, oldest first, for `events(after:)`.
     private(set) var recent: [ChangeEvent] = []
     let replayCapacity = 10_000
+    /// Writes begun and not yet ended (they nest: a request's write holds its cascades' writes).
+    private var openWrites = 0
+    /// The changes of the write in progress, for the write subscribers.
+    private var pendingWrite: [ChangeEvent] = []
 
     /// A stream of every event published after this call, in order. Unbounded buffering: the
     /// feed must not drop committed changes; a consumer that stops reading should cancel.
@@ -44,6 +56,29 @@ struct ChangeFeed {
         return SubscriberID(rawValue: id)
     }
 
+    /// Registers `subscriber` for every write that ends after this call.
+    @discardableResult
+    mutating func addWriteSubscriber(_ subscriber: @escaping WriteSubscriber) -> SubscriberID {
+        let id = takeID()
+        sinks.append((id: id, sink: .write(subscriber)))
+        return SubscriberID(rawValue: id)
+    }
+
+    /// Starts a write: changes published until the matching ``endWrite()`` reach the write
+    /// subscribers together. A change published outside any write is a write of its own.
+    mutating func beginWrite() { openWrites += 1 }
+
+    /// Ends a write; the outermost end hands its changes to the write subscribers.
+    mutating func endWrite() {
+        openWrites = max(0, openWrites - 1)
+        guard openWrites == 0, !pendingWrite.isEmpty else { return }
+        let changes = pendingWrite
+        pendingWrite = []
+        for (_, sink) in sinks {
+            if case .write(let subscriber) = sink { subscriber(changes) }
+        }
+    }
+
     /// Stops calling the subscriber `id` (no effect when it is already gone).
     mutating func removeSubscriber(_ id: SubscriberID) {
         sinks.removeAll { $0.id == id.rawValue }
@@ -59,9 +94,14 @@ struct ChangeFeed {
                 if case .terminated = continuation.yield(event) { ended.insert(id) }
             case .callback(let subscriber):
                 subscriber(event)
+            case .write:
+                break
             }
         }
         if !ended.isEmpty { sinks.removeAll { ended.contains($0.id) } }
+        beginWrite()
+        pendingWrite.append(event)
+        endWrite()
     }
 
     /// Events with a sequence number above `sequence` still in the replay window.

@@ -55,29 +55,76 @@ final class Engine {
 
     func publish(
         _ keyset: Keyset, _ object: StoredObject, action: ChangeEvent.Action, cause: ChangeEvent.Cause,
-        sequence: UInt64, at time: Int64
+        origin: ChangeEvent.Cause = .request, sequence: UInt64, at time: Int64,
+        recipients: [ChangeEvent.Recipient]? = nil
     ) {
         let space = object.kind.space
         let eventsEnabled = keyset.registry.definition(space, object.classKey)?.eventsEnabled ?? false
         feed.publish(
             ChangeEvent(
-                sequence: sequence, subscribeKey: keyset.subscribeKey, action: action, cause: cause,
+                sequence: sequence, subscribeKey: keyset.subscribeKey, action: action, cause: cause, origin: origin,
                 objectType: object.kind.rawValue, className: object.classKey.name,
                 classLevel: object.classKey.level.rawValue, classVersion: object.classVersion,
                 eventsEnabled: eventsEnabled, id: object.id, object: object.jsonValue,
-                time: Date(timeIntervalSince1970: Double(time) / 1_000_000)))
+                time: Date(timeIntervalSince1970: Double(time) / 1_000_000),
+                recipients: recipients ?? self.recipients(keyset, object, action: action),
+                projections: keyset.registry.eventProjections(space, object.classKey, version: object.classVersion)))
+    }
+
+    /// The objects whose channels receive a change to `object`, from the graph as it is now: a
+    /// relationship's two sides; an entity itself and, unless it was just created, every entity
+    /// on the other side of its memberships and relationships (in either direction).
+    func recipients(_ keyset: Keyset, _ object: StoredObject, action: ChangeEvent.Action) -> [ChangeEvent.Recipient] {
+        var ids: [String] = []
+        if object.kind.space == .relationship {
+            ids = [object.sideA, object.sideB].compactMap { $0 }
+        } else {
+            ids = [object.id]
+            if action != .create {
+                for linkId in keyset.linkedRelationshipIds(of: object.id).sorted() {
+                    guard let link = keyset.object(.relationship, linkId) else { continue }
+                    ids += [link.sideA, link.sideB].compactMap { $0 }
+                }
+            }
+        }
+        var seen: Set<String> = []
+        return ids.filter { seen.insert($0).inserted }.map { recipient(keyset, id: $0) }
+    }
+
+    /// An entity as a recipient: its id and the named projections of its class.
+    func recipient(_ keyset: Keyset, id: String) -> ChangeEvent.Recipient {
+        guard let entity = keyset.object(.entity, id),
+            let projections = keyset.registry.eventProjections(.entity, entity.classKey, version: entity.classVersion)
+        else { return ChangeEvent.Recipient(id: id) }
+        let named = projections.map(\.name).filter { $0 != ChangeEvent.Projection.defaultName }
+        return ChangeEvent.Recipient(id: id, projections: named)
     }
 
     /// Removes an object and, for an entity, every membership and relationship naming it; each
-    /// removal is its own change.
+    /// removal is its own change, and together they are one write on the feed. The entity's
+    /// recipients are taken before anything is removed (the graph at the time of the change).
     func removeWithCascade(_ keyset: Keyset, _ space: ClassKind, _ id: String, cause: ChangeEvent.Cause) {
+        guard let existing = keyset.object(space, id) else { return }
+        feed.beginWrite()
+        defer { feed.endWrite() }
+        let recipients = recipients(keyset, existing, action: .delete)
+        let removedSelf = space == .entity ? recipient(keyset, id: id) : nil
         guard let removed = keyset.remove(space, id) else { return }
         let time = now()
-        publish(keyset, removed, action: .delete, cause: cause, sequence: nextRevision(), at: time)
-        guard space == .entity else { return }
+        publish(
+            keyset, removed, action: .delete, cause: cause, origin: cause, sequence: nextRevision(), at: time,
+            recipients: recipients)
+        guard let removedSelf else { return }
         for relationshipId in keyset.linkedRelationshipIds(of: id).sorted() {
             if let linked = keyset.remove(.relationship, relationshipId) {
-                publish(keyset, linked, action: .delete, cause: .cascade, sequence: nextRevision(), at: time)
+                // The removed entity is gone from the store, but its channels still get the event.
+                let sides = [linked.sideA, linked.sideB].compactMap { $0 }.reduce(into: [String]()) {
+                    if !$0.contains($1) { $0.append($1) }
+                }
+                let linkedRecipients = sides.map { $0 == id ? removedSelf : recipient(keyset, id: $0) }
+                publish(
+                    keyset, linked, action: .delete, cause: .cascade, origin: cause, sequence: nextRevision(),
+                    at: time, recipients: linkedRecipients)
             }
         }
     }
@@ -102,6 +149,9 @@ final class Engine {
     private static let prefix = "/v1/datasync/subkeys/"
 
     func handle(_ request: ServerRequest) -> ServerResponse {
+        // One request is one write on the feed, with the expiries swept before it.
+        feed.beginWrite()
+        defer { feed.endWrite() }
         do {
             return try route(request)
         } catch {

@@ -18,14 +18,15 @@ actor DataSyncService: EmulatorService {
     private var sweeper: Task<Void, Never>?
 
     /// Creates the service: defines the configured classes, loads the state file if there is one,
-    /// otherwise applies the seed. `changeSubscribers` are registered on the feed first, so they
-    /// see the seed's changes too.
+    /// otherwise applies the seed. `changeSubscribers` and `writeSubscribers` are registered on the
+    /// feed first, so they see the seed's changes too.
     init(
         configuration: EmulatorConfiguration, clock: EmulatorClock,
-        changeSubscribers: [ChangeFeed.Subscriber] = []
+        changeSubscribers: [ChangeFeed.Subscriber] = [], writeSubscribers: [ChangeFeed.WriteSubscriber] = []
     ) throws(EmulatorError) {
         let engine = Engine(filterFastConditionLimit: max(1, configuration.filterFastConditionLimit), clock: clock)
         for subscriber in changeSubscribers { engine.feed.addSubscriber(subscriber) }
+        for subscriber in writeSubscribers { engine.feed.addWriteSubscriber(subscriber) }
         if let classes = configuration.classes { try engine.setClassTemplate(classes) }
         var loaded = false
         if let stateFile = configuration.stateFile, let document = try StateFile.read(path: stateFile) {

@@ -124,6 +124,13 @@ actor PubSubBus {
             customMessageType: envelope.customMessageType)
     }
 
+    /// Publishes `envelopes` in order in one step on this actor, so a subscriber reads either
+    /// none of them or all (up to its response limit); returns their timetokens.
+    @discardableResult
+    func publish(_ envelopes: [ServerEnvelope]) -> [UInt64] {
+        envelopes.map { publish($0) }
+    }
+
     private func append(_ event: BusEvent) {
         withKeyset(event.subscribeKey) { $0.log.append(event) }
         waiters.advance(subscribeKey: event.subscribeKey, head: event.timetoken, channel: event.channel)

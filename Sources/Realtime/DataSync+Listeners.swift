@@ -1,0 +1,121 @@
+public import PubNubCore
+
+// The DataSync-only parts of each receiver: the gap signal, the stream of events and gaps, and the
+// dedupe setting. Written out per type, like the other listener properties.
+
+extension Subscription {
+    /// Called when DataSync events may have been missed (see ``PubNubDataSyncGap``).
+    public var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)? {
+        get { listenerStore.closures().onDataSyncGap }
+        set { listenerStore.update { $0.onDataSyncGap = newValue } }
+    }
+
+    /// How copies of one DataSync change that came on several channels are dropped; on by default
+    /// (``PubNubDataSyncDeduplication/default``). Set it to ``PubNubDataSyncDeduplication/off`` to get every copy.
+    public var dataSyncDeduplication: PubNubDataSyncDeduplication {
+        get { listenerStore.deduplication }
+        set { listenerStore.deduplication = newValue }
+    }
+
+    /// The DataSync events and gap signals, in order, as a stream; `.unbounded` by default (see
+    /// ``EventListenerHolding``). Reading it keeps the subscription subscribed.
+    ///
+    /// ```swift
+    /// for await update in subscription.dataSyncUpdates() {
+    ///     switch update {
+    ///     case .event(let event): cache.apply(event)
+    ///     case .gap: await cache.reload()
+    ///     }
+    /// }
+    /// ```
+    public func dataSyncUpdates(
+        bufferingPolicy: AsyncStream<PubNubDataSyncUpdate>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<PubNubDataSyncUpdate> {
+        listenerStore.stream(
+            bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent.map(PubNubDataSyncUpdate.event) },
+            gap: { .gap($0) }, onEnd: streamStarted())
+    }
+
+    package var listenerStores: [ListenerStore] { [listenerStore] }
+}
+
+extension SubscriptionSet {
+    /// Called when DataSync events may have been missed (see ``PubNubDataSyncGap``).
+    public var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)? {
+        get { listenerStore.closures().onDataSyncGap }
+        set { listenerStore.update { $0.onDataSyncGap = newValue } }
+    }
+
+    /// How copies of one DataSync change that came on several channels (two members, or both sides
+    /// of a link) are dropped for the set's own listeners; on by default. Members keep their own setting.
+    public var dataSyncDeduplication: PubNubDataSyncDeduplication {
+        get { listenerStore.deduplication }
+        set { listenerStore.deduplication = newValue }
+    }
+
+    /// The DataSync events and gap signals, in order, as a stream; `.unbounded` by default (see
+    /// ``EventListenerHolding``). Reading it keeps the set subscribed.
+    public func dataSyncUpdates(
+        bufferingPolicy: AsyncStream<PubNubDataSyncUpdate>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<PubNubDataSyncUpdate> {
+        listenerStore.stream(
+            bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent.map(PubNubDataSyncUpdate.event) },
+            gap: { .gap($0) }, onEnd: streamStarted())
+    }
+
+    package var listenerStores: [ListenerStore] { [listenerStore] + subscriptions.map(\.listenerStore) }
+}
+
+extension PubNub {
+    /// Called when DataSync events may have been missed (see ``PubNubDataSyncGap``).
+    public var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)? {
+        get { realtime.hub.clientStore.closures().onDataSyncGap }
+        set { realtime.hub.clientStore.update { $0.onDataSyncGap = newValue } }
+    }
+
+    /// How copies of one DataSync change that came on several channels are dropped for the
+    /// client-level listeners (closures, listener objects, streams); on by default. Each
+    /// subscription and set has its own setting.
+    public var dataSyncDeduplication: PubNubDataSyncDeduplication {
+        get { realtime.hub.clientStore.deduplication }
+        set { realtime.hub.clientStore.deduplication = newValue }
+    }
+
+    /// The DataSync events and gap signals, in order, as a stream; `.unbounded` by default (see
+    /// ``EventListenerHolding``). It sees every DataSync event the client receives.
+    public func dataSyncUpdates(
+        bufferingPolicy: AsyncStream<PubNubDataSyncUpdate>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<PubNubDataSyncUpdate> {
+        realtime.hub.clientStore.stream(
+            bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent.map(PubNubDataSyncUpdate.event) },
+            gap: { .gap($0) })
+    }
+}
+
+/// The DataSync part of the hub's state: one link memory and one gap detector per client.
+package struct DataSyncHubState: Sendable {
+    package var links = DataSyncLinkMemory()
+    package var gaps = DataSyncGapDetector()
+
+    package init() {}
+
+    /// Fills in the sides of deleted links (and learns those of created and updated ones).
+    package mutating func process(_ event: PubNubEvent) -> PubNubEvent {
+        guard case .dataSync(let change) = event else { return event }
+        return .dataSync(links.process(change))
+    }
+}
+
+extension RealtimeHub {
+    /// The calls that hand `gap` to the client-level listeners and every active subscriber's, once per store.
+    func deliver(_ gap: PubNubDataSyncGap) -> [@Sendable () -> Void] {
+        var calls = clientStore.deliver(gap)
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(clientStore)]
+        for subscriber in activeSubscribers {
+            for store in subscriber.listenerStores where seen.insert(ObjectIdentifier(store)).inserted {
+                calls += store.deliver(gap)
+            }
+        }
+        return calls
+    }
+}

@@ -1,0 +1,293 @@
+import DataSync
+import DataSyncEmulator
+import Foundation
+import JSONCore
+import PubNubCore
+import Realtime
+import Testing
+import Transport
+
+/// The two HTTP backends every test runs on.
+enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
+    case curl
+    case urlSession
+
+    var description: String { rawValue }
+
+    func makeClient() throws -> any HTTPClient {
+        switch self {
+        case .curl: return try CurlHTTPClient()
+        case .urlSession: return try URLSessionHTTPClient()
+        }
+    }
+}
+
+/// What one receiver's listeners delivered, in order.
+enum Heard: Sendable, CustomStringConvertible {
+    case event(PubNubDataSyncEvent)
+    case gap(PubNubDataSyncGap)
+    /// A plain message the test published to mark a point in the stream.
+    case marker(String)
+
+    var event: PubNubDataSyncEvent? {
+        if case .event(let event) = self { return event }
+        return nil
+    }
+
+    var gap: PubNubDataSyncGap? {
+        if case .gap(let gap) = self { return gap }
+        return nil
+    }
+
+    var description: String {
+        switch self {
+        case .event(let event):
+            return "event(\(event.change) \(event.kind) \(event.objectId ?? "?") on \(event.channel))"
+        case .gap(let gap): return "\(gap)"
+        case .marker(let name): return "marker(\(name))"
+        }
+    }
+}
+
+/// One receiver's deliveries as a stream the test reads a bounded number of items from.
+final class Inbox {
+    let continuation: AsyncStream<Heard>.Continuation
+    private var iterator: AsyncStream<Heard>.Iterator
+
+    init() {
+        let (stream, continuation) = AsyncStream<Heard>.makeStream(bufferingPolicy: .unbounded)
+        self.continuation = continuation
+        iterator = stream.makeAsyncIterator()
+    }
+
+    /// Everything delivered before the marker `name` (other markers are left out). The marker is
+    /// published after the writes under test, on the bus that orders every event, so whatever the
+    /// writes sent this receiver has arrived when it does: nothing is awaited by time.
+    func until(_ name: String) async -> [Heard] {
+        var heard: [Heard] = []
+        while let next = await iterator.next() {
+            if case .marker(let marker) = next {
+                if marker == name { return heard }
+                continue
+            }
+            heard.append(next)
+        }
+        Issue.record("the inbox ended before marker \(name); got \(heard)")
+        return heard
+    }
+
+    /// Everything delivered up to and including the first gap signal (markers left out).
+    func throughGap() async -> [Heard] {
+        var heard: [Heard] = []
+        while let next = await iterator.next() {
+            if case .marker = next { continue }
+            heard.append(next)
+            if next.gap != nil { return heard }
+        }
+        Issue.record("the inbox ended before a gap; got \(heard)")
+        return heard
+    }
+
+    /// The events delivered before the marker `name`, requiring that no gap came.
+    func events(until name: String) async -> [PubNubDataSyncEvent] {
+        let heard = await until(name)
+        #expect(heard.allSatisfy { $0.event != nil }, "unexpected gap among \(heard)")
+        return heard.compactMap(\.event)
+    }
+}
+
+/// A listener object that records into an inbox: the `PubNubEventsListener` path.
+final class InboxListener: PubNubEventsListener {
+    let continuation: AsyncStream<Heard>.Continuation
+
+    init(_ inbox: Inbox) { continuation = inbox.continuation }
+
+    func didReceive(dataSyncEvent: PubNubDataSyncEvent) { continuation.yield(.event(dataSyncEvent)) }
+    func didReceive(dataSyncGap: PubNubDataSyncGap) { continuation.yield(.gap(dataSyncGap)) }
+    func didReceive(message: PubNubMessage) {
+        if case .string(let name) = message.payload { continuation.yield(.marker(name)) }
+    }
+}
+
+/// Wires a receiver's `onDataSync` and `onMessage` closures into a new inbox.
+func record(_ receiver: any EventListenerHolding) -> Inbox {
+    let inbox = Inbox()
+    let continuation = inbox.continuation
+    let target = receiver
+    target.onDataSync = { continuation.yield(.event($0)) }
+    target.onMessage = { message in
+        if case .string(let name) = message.payload { continuation.yield(.marker(name)) }
+    }
+    return inbox
+}
+
+func record(_ subscription: Subscription) -> Inbox {
+    let inbox = record(subscription as any EventListenerHolding)
+    let continuation = inbox.continuation
+    subscription.onDataSyncGap = { continuation.yield(.gap($0)) }
+    return inbox
+}
+
+func record(_ set: SubscriptionSet) -> Inbox {
+    let inbox = record(set as any EventListenerHolding)
+    let continuation = inbox.continuation
+    set.onDataSyncGap = { continuation.yield(.gap($0)) }
+    return inbox
+}
+
+func record(_ pubnub: PubNub) -> Inbox {
+    let inbox = record(pubnub as any EventListenerHolding)
+    let continuation = inbox.continuation
+    pubnub.onDataSyncGap = { continuation.yield(.gap($0)) }
+    return inbox
+}
+
+/// An emulator on an ephemeral loopback port with a stopped clock, a client that writes through
+/// DataSync REST and a second client that watches through the subscribe loop, both on one backend.
+final class RealtimeRig {
+    static let startTime = Date(timeIntervalSince1970: 1_788_766_495.265_625)
+
+    static let classes: JSONValue = [
+        "entityClasses": [
+            [
+                "name": "Employee", "extends": "User", "eventsEnabled": true,
+                "versions": [
+                    ["version": 1, "properties": [["name": "team", "pointer": "/payload/team", "type": "string"]]]
+                ],
+            ],
+            [
+                "name": "Product", "eventsEnabled": true,
+                "versions": [
+                    ["version": 1, "properties": [["name": "price", "pointer": "/payload/price", "type": "number"]]]
+                ],
+            ],
+            [
+                "name": "Course", "eventsEnabled": true,
+                "versions": [
+                    [
+                        "version": 1,
+                        "properties": [
+                            ["name": "title", "pointer": "/payload/title", "type": "string"],
+                            ["name": "enrolled", "pointer": "/payload/enrolled", "type": "integer"],
+                            ["name": "notes", "pointer": "/payload/notes", "type": "string"],
+                        ],
+                        "projections": [["name": "stats", "pointers": ["/payload/enrolled"]]],
+                    ]
+                ],
+            ],
+        ],
+        "relationshipClasses": [
+            [
+                "name": "Bought", "eventsEnabled": true, "entityAClass": "User", "entityBClass": "Product",
+                "versions": [["version": 1]],
+            ]
+        ],
+    ]
+
+    let emulator: Emulator
+    /// Writes through DataSync REST.
+    let writer: PubNub
+    /// Subscribes.
+    let watcher: PubNub
+    private var statuses: AsyncStream<PubNubStatus>.Iterator
+
+    var dataSync: PubNubDataSync { writer.dataSync }
+
+    init(
+        _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(),
+        configure: (inout PubNubConfiguration) -> Void = { _ in }
+    ) async throws {
+        emulator = try Emulator(
+            configuration: EmulatorConfiguration(classes: Self.classes, startTime: Self.startTime, pubSub: pubSub))
+        let url = try await emulator.start()
+        let origin = "\(try #require(url.host)):\(try #require(url.port))"
+        func client(_ userId: String) throws -> PubNub {
+            var configuration = PubNubConfiguration(
+                publishKey: "demo", subscribeKey: "demo", userId: "\(userId)-\(backend)", origin: origin,
+                useSecureConnections: false, transport: try backend.makeClient())
+            configuration.heartbeatInterval = .zero
+            configure(&configuration)
+            return PubNub(configuration: configuration)
+        }
+        writer = try client("writer")
+        watcher = try client("watcher")
+        statuses = watcher.statuses(bufferingPolicy: .unbounded).makeAsyncIterator()
+    }
+
+    /// The next subscribe status of `category` that satisfies `condition`.
+    @discardableResult
+    func status(
+        _ category: PubNubStatus.Category, where condition: (PubNubStatus) -> Bool = { _ in true }
+    ) async throws -> PubNubStatus {
+        while let status = await statuses.next() {
+            if status.category == category, condition(status) { return status }
+        }
+        throw RigFailure("the status stream ended before \(category)")
+    }
+
+    /// Runs `subscribe` and waits until the loop is connected with every channel of `channels`.
+    func connect(_ channels: [String], _ subscribe: () throws -> Void) async throws {
+        try subscribe()
+        try await status(.connected) { Set($0.subscribedChannels).isSuperset(of: channels) }
+    }
+
+    /// Publishes the plain message `name` on each of `channels`: a point after every event sent so far.
+    func mark(_ name: String, on channels: [String]) async {
+        for channel in channels {
+            await emulator.publish(ServerEnvelope(subscribeKey: "demo", channel: channel, payload: .string(name)))
+        }
+    }
+
+    func stop() async {
+        watcher.unsubscribeAll()
+        await emulator.stop()
+    }
+}
+
+struct RigFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` with a fresh rig and always stops its emulator.
+func withRig(
+    _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(),
+    configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (RealtimeRig) async throws -> Void
+) async throws {
+    let rig = try await RealtimeRig(backend, pubSub: pubSub, configure: configure)
+    do {
+        try await body(rig)
+    } catch {
+        await rig.stop()
+        throw error
+    }
+    await rig.stop()
+}
+
+extension PubNubDataSyncEvent {
+    /// The created or updated user, or nil.
+    var user: PubNubDataSyncUser? {
+        guard case .user(let user)? = entity?.object else { return nil }
+        return user
+    }
+
+    var channelObject: PubNubDataSyncChannel? {
+        guard case .channel(let channel)? = entity?.object else { return nil }
+        return channel
+    }
+
+    var customEntity: PubNubDataSyncEntity? {
+        guard case .entity(let entity)? = entity?.object else { return nil }
+        return entity
+    }
+
+    var membership: PubNubDataSyncMembership? {
+        guard case .membership(let membership)? = relationship?.object else { return nil }
+        return membership
+    }
+
+    var customRelationship: PubNubDataSyncRelationship? {
+        guard case .relationship(let relationship)? = relationship?.object else { return nil }
+        return relationship
+    }
+}
