@@ -10,8 +10,11 @@ extension Emulator {
     /// once a second of that clock even when no request arrives, so their delete changes reach
     /// the change feed (with a manual clock: whenever it is moved a second or more).
     ///
-    /// - Parameter requestLog: called with one line per answered request
-    ///   (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log.
+    /// - Parameters:
+    ///   - host: the address to listen on: an IPv4 or IPv6 literal, or `localhost`.
+    ///   - port: the port to listen on; 0 lets the system choose a free one.
+    ///   - requestLog: called with one line per answered request
+    ///     (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log.
     /// - Throws: ``EmulatorError`` with ``EmulatorError/Code-swift.struct/serverStart`` when the
     ///   address cannot be bound.
     public func start(

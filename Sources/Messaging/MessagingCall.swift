@@ -61,7 +61,7 @@ package enum MessagingCall {
     /// compressed when asked) in the body when compression is on or the GET target would be longer
     /// than ``getTargetLimit`` (measured by `targetLength`, which sees the finished request).
     ///
-    /// - Throws: ``PubNubError``: `.invalidConfiguration` without a publish key;
+    /// - Throws: `PubNubError`: `.invalidConfiguration` without a publish key;
     ///   `.missingRequiredParameter` for an empty channel or no message; `.invalidArguments` for a
     ///   message or metadata that cannot be written as JSON, a bad custom message type or a negative
     ///   TTL, or an encryption failure; `.messageTooLarge` or `.signalTooLarge` over the limits.
@@ -222,7 +222,7 @@ package enum MessagingCall {
 
     /// Adds (`add=`) or removes (`remove=`) channels of a group.
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty group or channel list,
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty group or channel list,
     ///   `.invalidArguments` for an empty channel name or one holding `,`,
     ///   `.channelGroupLimitExceeded` for more than ``channelGroupBatchLimit`` channels.
     package static func changeGroup(
@@ -301,7 +301,7 @@ package enum MessagingCall {
     /// Here-now: `…/channel/{channels}` with `disable_uuids`, `state`, `limit`, `offset` and
     /// `channel-group`; the global form `/v2/presence/sub-key/{sub}` without channels and groups.
     ///
-    /// - Throws: ``PubNubError`` `.invalidArguments` for a limit outside 0...1000, a negative
+    /// - Throws: `PubNubError` `.invalidArguments` for a limit outside 0...1000, a negative
     ///   offset, or an empty name.
     package static func hereNow(
         subscribeKey: String, channels: [String], groups: [String], includeUUIDs: Bool, includeState: Bool,
@@ -340,7 +340,7 @@ package enum MessagingCall {
 
     /// Set state: `…/channel/{channels}/uuid/{uuid}/data?state=<JSON object>[&channel-group=]`.
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` without channels and groups,
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` without channels and groups,
     ///   `.invalidArguments` for a state that is not a JSON object.
     package static func setState(
         subscribeKey: String, userId: String, state: any JSONCodable, channels: [String], groups: [String]

@@ -11,7 +11,7 @@ extension PubNub {
     ///   - channels: The channels to add: 1 to 200 names, none empty or holding `,`.
     ///   - group: The group's name.
     ///   - requestConfig: Per-request overrides.
-    /// - Throws: ``PubNubError``, before sending: `.missingRequiredParameter` for an empty group
+    /// - Throws: `PubNubError`, before sending: `.missingRequiredParameter` for an empty group
     ///   or channel list, `.invalidArguments` for an empty name or one holding `,`,
     ///   `.channelGroupLimitExceeded` for more than 200 channels. From the service:
     ///   `.channelGroupLimitExceeded` (`"Maximum channel group count exceeded."`),
@@ -31,7 +31,7 @@ extension PubNub {
 
     /// Removes channels from a channel group (`…/channel-group/{group}?remove=…`).
     ///
-    /// - Throws: ``PubNubError`` as ``add(channels:to:custom:)``.
+    /// - Throws: `PubNubError` as ``add(channels:to:custom:)``.
     public func remove(
         channels: [String], from group: String,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -43,7 +43,7 @@ extension PubNub {
 
     /// The channels of a channel group (`…/channel-group/{group}`); empty for an unknown group.
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty group name, the service's
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty group name, the service's
     ///   errors, `.malformedResponse` for an answer that is not a JSON object.
     public func listChannels(
         for group: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -55,7 +55,7 @@ extension PubNub {
 
     /// The channel groups of the keyset (`…/channel-group`).
     ///
-    /// - Throws: ``PubNubError``: the service's errors, `.malformedResponse`.
+    /// - Throws: `PubNubError`: the service's errors, `.malformedResponse`.
     public func listChannelGroups(
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> [String] {
@@ -66,7 +66,7 @@ extension PubNub {
 
     /// Deletes a channel group (`…/channel-group/{group}/remove`).
     ///
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty group name, the service's
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty group name, the service's
     ///   errors.
     public func remove(
         channelGroup group: String, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()

@@ -7,7 +7,7 @@ extension PubNub {
     /// checked before sending, and a crypto module that overrides `PubNubConfiguration.cryptoModule`
     /// for publishing only.
     ///
-    /// Set it once, right after creating the client, with ``PubNub/set(messagingConfiguration:)``;
+    /// Set it once, right after creating the client, with `PubNub/set(messagingConfiguration:)`;
     /// every later publish, fire and signal reads it when it is called. Encryption belongs in
     /// `PubNubConfiguration.cryptoModule`, which the subscribe loop reads too.
     ///
@@ -68,7 +68,7 @@ extension PubNub {
     }
 }
 
-/// Where a client keeps its ``PubNub/MessagingConfiguration``: a component, because a feature
+/// Where a client keeps its `PubNub/MessagingConfiguration`: a component, because a feature
 /// module cannot add stored properties to the client.
 final class MessagingSettings: PubNubComponent {
     private let state = Locked(PubNub.MessagingConfiguration())

@@ -17,7 +17,7 @@ extension PubNub {
     ///   - limit: The most users listed per channel, 0...1000 (default 1000).
     ///   - offset: Where to start listing users, for paging past `limit`.
     ///   - requestConfig: Per-request overrides.
-    /// - Throws: ``PubNubError``: `.invalidArguments` for a limit outside 0...1000, a negative offset
+    /// - Throws: `PubNubError`: `.invalidArguments` for a limit outside 0...1000, a negative offset
     ///   or an empty name (nothing sent); the service's errors; `.malformedResponse` for an answer of
     ///   neither form.
     ///
@@ -43,8 +43,10 @@ extension PubNub {
 
     /// The channels a user is present on (`GET /v2/presence/sub-key/{sub}/uuid/{uuid}`).
     ///
-    /// - Parameter userId: The user; this client's user id when omitted.
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` for an empty user id; the service's
+    /// - Parameters:
+    ///   - userId: The user; this client's user id when omitted.
+    ///   - requestConfig: Per-request overrides.
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` for an empty user id; the service's
     ///   errors.
     public func whereNow(
         for userId: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
@@ -65,8 +67,9 @@ extension PubNub {
     ///   - state: A JSON object (a `JSONValue` object literal or your own `Codable` struct).
     ///   - channels: The channels the state is for.
     ///   - groups: Channel groups the state is for.
+    ///   - requestConfig: Per-request overrides.
     /// - Returns: The state as the service stored it.
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` without channels and groups,
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` without channels and groups,
     ///   `.invalidArguments` when the state is not a JSON object (nothing sent); the service's
     ///   errors (`.badRequest` with "No state specified.").
     public func setPresence(
@@ -87,8 +90,9 @@ extension PubNub {
     ///   - userId: The user; this client's user id when omitted.
     ///   - channels: The channels to read.
     ///   - groups: Channel groups whose channels to read.
+    ///   - requestConfig: Per-request overrides.
     /// - Returns: Each channel's state; a channel where the user has none may be missing.
-    /// - Throws: ``PubNubError``: `.missingRequiredParameter` without channels and groups or for an
+    /// - Throws: `PubNubError`: `.missingRequiredParameter` without channels and groups or for an
     ///   empty user id; the service's errors.
     public func getPresenceState(
         for userId: String? = nil, on channels: [String], and groups: [String] = [],

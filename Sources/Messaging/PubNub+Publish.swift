@@ -33,7 +33,7 @@ extension PubNub {
     ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
     ///   - requestConfig: Per-request overrides.
     /// - Returns: The message's timetoken.
-    /// - Throws: ``PubNubError``, before sending: `.invalidConfiguration` without a publish key,
+    /// - Throws: `PubNubError`, before sending: `.invalidConfiguration` without a publish key,
     ///   `.missingRequiredParameter` for an empty channel, `.invalidArguments` for a value that
     ///   cannot be encoded or encrypted, a bad `customMessageType` or a negative `storeTTL`,
     ///   `.messageTooLarge` over ``MessagingConfiguration/messageSizeLimit``. From the service:
@@ -64,7 +64,7 @@ extension PubNub {
     /// Encrypted like a publish when a crypto module is set; not retried automatically.
     ///
     /// - Returns: The message's timetoken.
-    /// - Throws: ``PubNubError`` as ``publish(channel:message:customMessageType:shouldStore:storeTTL:meta:payloads:shouldCompress:custom:)``.
+    /// - Throws: `PubNubError` as ``publish(channel:message:customMessageType:shouldStore:storeTTL:meta:payloads:shouldCompress:custom:)``.
     @discardableResult
     public func fire(
         channel: String, message: any JSONCodable, meta: (any JSONCodable)? = nil,
@@ -86,7 +86,7 @@ extension PubNub {
     /// ciphertext). Not retried automatically.
     ///
     /// - Returns: The signal's timetoken.
-    /// - Throws: ``PubNubError``: `.signalTooLarge` when the message's JSON text is longer than
+    /// - Throws: `PubNubError`: `.signalTooLarge` when the message's JSON text is longer than
     ///   ``MessagingConfiguration/signalSizeLimit`` (64 bytes by default; nothing is sent) or when
     ///   the service says so; otherwise as for publish.
     ///
@@ -106,7 +106,7 @@ extension PubNub {
     // MARK: completion
 
     /// Publishes a message; see the `async` form. `completion` runs in the configured context with
-    /// the timetoken or the ``PubNubError``.
+    /// the timetoken or the `PubNubError`.
     public func publish(
         channel: String, message: any JSONCodable, customMessageType: String? = nil, shouldStore: Bool? = nil,
         storeTTL: Int? = nil, meta: (any JSONCodable)? = nil, payloads: PubNubPushPayload? = nil,

@@ -5,7 +5,7 @@ extension PubNub {
     /// The service's current timetoken (`GET /time/0`): 17 digits, 100 ns units since the Unix
     /// epoch. Useful to stamp events in the service's clock or to check that the service is reachable.
     ///
-    /// - Throws: ``PubNubError``: transport failures, the reason of an error status, or
+    /// - Throws: `PubNubError`: transport failures, the reason of an error status, or
     ///   `.malformedResponse` when the answer is not `[<timetoken>]`.
     ///
     /// ```swift

@@ -5,11 +5,11 @@ package import Transport
 
 extension PubNubError.Reason {
     /// A publish or fire was larger than the message size limit: found locally before sending
-    /// (see ``PubNub/MessagingConfiguration/messageSizeLimit``), or answered by the service as
+    /// (see `PubNub/MessagingConfiguration/messageSizeLimit`), or answered by the service as
     /// `"Message Too Large"`.
     public static let messageTooLarge = PubNubError.Reason(rawValue: "messageTooLarge")
     /// A signal was larger than the signal size limit: found locally before sending (see
-    /// ``PubNub/MessagingConfiguration/signalSizeLimit``), or answered by the service as
+    /// `PubNub/MessagingConfiguration/signalSizeLimit`), or answered by the service as
     /// `"Signal size too large"`.
     public static let signalTooLarge = PubNubError.Reason(rawValue: "signalTooLarge")
     /// The service does not know the publish or subscribe key (`"Invalid Key"`,
@@ -26,7 +26,7 @@ extension PubNubError.Reason {
     public static let reservedCharacter = PubNubError.Reason(rawValue: "reservedCharacter")
 }
 
-/// Turns pub/sub, presence and channel-registry answers into values or ``PubNubError``s: the
+/// Turns pub/sub, presence and channel-registry answers into values or `PubNubError`s: the
 /// four error body forms of the protocol (§8.1) and the exact service texts the reasons above
 /// stand for (§8.2).
 package enum MessagingResponse {
@@ -98,7 +98,7 @@ package enum MessagingResponse {
     /// The timetoken of a publish or signal answer `[1,"Sent","<tt>"]` (the timetoken as a string,
     /// or as a number, which some services send).
     ///
-    /// - Throws: ``PubNubError``: built by ``error(statusCode:body:)`` for `[0,…]` or a status
+    /// - Throws: `PubNubError`: built by ``error(statusCode:body:)`` for `[0,…]` or a status
     ///   outside 200...299; `.malformedResponse` for any other shape.
     package static func publishTimetoken(_ response: HTTPResponse) throws(PubNubError) -> Timetoken {
         guard response.isSuccess else { throw error(statusCode: response.status, body: response.body) }
@@ -124,7 +124,7 @@ package enum MessagingResponse {
 
     /// The JSON object of a successful presence or channel-registry answer.
     ///
-    /// - Throws: ``PubNubError``: built by ``error(statusCode:body:)`` for a status outside
+    /// - Throws: `PubNubError`: built by ``error(statusCode:body:)`` for a status outside
     ///   200...299 or a body saying `"error": true`; `.malformedResponse` when the body is not a
     ///   JSON object.
     package static func object(_ response: HTTPResponse) throws(PubNubError) -> [String: JSONValue] {

@@ -88,7 +88,7 @@ public struct PubNubPublishBuilder: Sendable {
 
     /// Sends the publish and returns its timetoken.
     ///
-    /// - Throws: ``PubNubError`` as `PubNub.publish(channel:message:…)`; `.missingRequiredParameter`
+    /// - Throws: `PubNubError` as `PubNub.publish(channel:message:…)`; `.missingRequiredParameter`
     ///   without a channel, or without both a message and payloads.
     @discardableResult
     public func perform() async throws -> Timetoken {
@@ -96,7 +96,7 @@ public struct PubNubPublishBuilder: Sendable {
     }
 
     /// Sends the publish; `completion` runs in the configured context with the timetoken or the
-    /// ``PubNubError``.
+    /// `PubNubError`.
     public func perform(completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?) {
         let builder = self
         pubnub.pipeline.complete(completion) { try await builder.perform() }
@@ -146,7 +146,7 @@ public struct PubNubFireBuilder: Sendable {
 
     /// Sends the fire and returns its timetoken.
     ///
-    /// - Throws: ``PubNubError`` as `PubNub.fire(channel:message:…)`.
+    /// - Throws: `PubNubError` as `PubNub.fire(channel:message:…)`.
     @discardableResult
     public func perform() async throws -> Timetoken {
         try await builder.perform()
@@ -184,7 +184,7 @@ public struct PubNubSignalBuilder: Sendable {
 
     /// Sends the signal and returns its timetoken.
     ///
-    /// - Throws: ``PubNubError`` as `PubNub.signal(channel:message:…)`.
+    /// - Throws: `PubNubError` as `PubNub.signal(channel:message:…)`.
     @discardableResult
     public func perform() async throws -> Timetoken {
         try await builder.perform()

@@ -10,7 +10,7 @@ package enum DataSyncChannelName {
     /// The channel carrying `projection` of the object `id`. `nil`, `default` and `__default__`
     /// name the base projection (the bare id).
     ///
-    /// - Throws: ``PubNubError`` `.missingRequiredParameter` for an empty id or projection,
+    /// - Throws: `PubNubError` `.missingRequiredParameter` for an empty id or projection,
     ///   `.invalidArguments` for a projection that does not start with a letter or a digit (such
     ///   as `__admin__`).
     package static func channel(id: String, projection: String?) throws(PubNubError) -> String {
@@ -80,7 +80,7 @@ public struct DataSyncEntity: Subscribable {
     /// - Parameters:
     ///   - projection: the projection's name as the class declares it (`admin`, not `__admin__`).
     ///   - options: the subscription's options.
-    /// - Throws: ``PubNubError`` `.missingRequiredParameter` for an empty id or projection,
+    /// - Throws: `PubNubError` `.missingRequiredParameter` for an empty id or projection,
     ///   `.invalidArguments` for a projection that does not start with a letter or a digit.
     public func subscription(
         projection: String, options: any SubscriptionOption = SubscriptionOptions()

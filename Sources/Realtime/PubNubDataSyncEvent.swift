@@ -101,7 +101,7 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
     /// The object's class, such as `User`, a subclass of it, or one of your classes.
     public var className: String { entity.className }
 
-    /// The state as a ``PubNubDataSyncUser``, ``PubNubDataSyncChannel`` or ``PubNubDataSyncEntity``,
+    /// The state as a `PubNubDataSyncUser`, `PubNubDataSyncChannel` or `PubNubDataSyncEntity`,
     /// by ``kind``.
     public var object: Object {
         let value = entity
@@ -128,7 +128,7 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
 
 /// The state of a created or updated membership or relationship.
 ///
-/// One ``PubNubDataSyncRelationship`` serves both: for a membership ``entityAId`` is the channel id
+/// One `PubNubDataSyncRelationship` serves both: for a membership ``entityAId`` is the channel id
 /// and ``entityBId`` the user id, and ``object`` gives them back as `channelId` and `userId`.
 public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
     /// The state narrowed to the kind's own type.
@@ -159,7 +159,7 @@ public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
     /// The B side: the user id of a membership.
     public var entityBId: String { relationship.entityBId }
 
-    /// The state as a ``PubNubDataSyncMembership`` or ``PubNubDataSyncRelationship``, by ``kind``.
+    /// The state as a `PubNubDataSyncMembership` or `PubNubDataSyncRelationship`, by ``kind``.
     public var object: Object {
         let value = relationship
         guard kind == .membership else { return .relationship(value) }
