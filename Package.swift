@@ -116,6 +116,8 @@ let package = Package(
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
+            name: "AccessControlTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "Auth"]),
+        .testTarget(
             name: "MessagingTests",
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
