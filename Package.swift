@@ -39,7 +39,8 @@ let package = Package(
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
-        .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore"]),
+        .target(
+            name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
         .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth"]),
@@ -116,7 +117,8 @@ let package = Package(
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
-            name: "AccessControlTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "Auth"]),
+            name: "AccessControlTests",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "Auth", "DataSyncTestSupport", "Transport"]),
         .testTarget(
             name: "MessagingTests",
             dependencies: [

@@ -62,7 +62,9 @@ struct AccessClient {
     }
 
     static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")) ?? text
     }
 
     /// Grants `permissions` (the grant body's `permissions` object) for `ttl` minutes and returns the token.
@@ -98,8 +100,11 @@ struct AccessClient {
     static func contentType(_ method: String, _ rest: String) -> String {
         if method == "PATCH" { return "application/json-patch+json" }
         let collection = rest.split(separator: "/").first.map(String.init) ?? ""
-        let resource = ["users": "user", "channels": "channel", "entities": "entity", "memberships": "membership",
-            "relationships": "relationship"][collection] ?? collection
+        let resource =
+            [
+                "users": "user", "channels": "channel", "entities": "entity", "memberships": "membership",
+                "relationships": "relationship",
+            ][collection] ?? collection
         return "application/vnd.pubnub.objects.\(resource)+json;version=1"
     }
 }

@@ -65,7 +65,8 @@ import Testing
         await client.emulator.advanceTime(bySeconds: 1)
         let reply = await client.publish("room", auth: token)
         #expect(reply.status == 403)
-        #expect(reply.json == ["status": 403, "message": "Token is expired.", "error": true, "service": "Access Manager"])
+        #expect(
+            reply.json == ["status": 403, "message": "Token is expired.", "error": true, "service": "Access Manager"])
     }
 
     @Test func aTokenOfAnotherKeysetOrEditedIsForbidden() async throws {
@@ -93,10 +94,11 @@ import Testing
     @Test func subscribeNeedsReadOnEveryChannelAndGroupAndListsTheDenied() async throws {
         let client = try AccessClient()
         let token = try await client.grant([
-            "resources": ["channels": ["a": 1, "a-pnpres": 1], "groups": ["g1": 1]],
+            "resources": ["channels": ["a": 1, "a-pnpres": 1], "groups": ["g1": 1]]
         ])
         let auth = AccessClient.encode(token)
-        let allowed = await client.send("GET", "/v2/subscribe/sub-c/a,a-pnpres/0?tt=0&channel-group=g1&uuid=u&auth=\(auth)")
+        let allowed = await client.send(
+            "GET", "/v2/subscribe/sub-c/a,a-pnpres/0?tt=0&channel-group=g1&uuid=u&auth=\(auth)")
         #expect(allowed.status == 200)
         let denied = await client.send(
             "GET", "/v2/subscribe/sub-c/a,b,b-pnpres,__admin__e1/0?tt=0&channel-group=g1,g2&uuid=u&auth=\(auth)")
@@ -168,7 +170,9 @@ import Testing
             ("channels", "channels", ["id": "x1", "entityClassVersion": 1]),
             ("entities", "datasync:entities", ["id": "x1", "entityClass": "Thing", "entityClassVersion": 1]),
         ]
-        let classes: JSONValue = ["entityClasses": [["name": "Thing", "versions": [["version": 1, "properties": [], "projections": []]]]]]
+        let classes: JSONValue = [
+            "entityClasses": [["name": "Thing", "versions": [["version": 1, "properties": [], "projections": []]]]]
+        ]
         try await client.emulator.defineClasses(classes, subscribeKey: AccessClient.subscribeKey)
         for item in cases {
             func token(_ bits: Int) async throws -> String {
@@ -177,15 +181,22 @@ import Testing
             let all = try await token(255)
             let onlyGet = try await token(32)
             // create (16)
-            #expect(await client.dataSync("POST", item.collection, auth: onlyGet, body: ["data": item.body]).status == 403)
-            #expect(await client.dataSync("POST", item.collection, auth: try await token(16), body: ["data": item.body]).status == 201, "\(item.collection)")
+            #expect(
+                await client.dataSync("POST", item.collection, auth: onlyGet, body: ["data": item.body]).status == 403)
+            #expect(
+                await client.dataSync("POST", item.collection, auth: try await token(16), body: ["data": item.body])
+                    .status == 201, "\(item.collection)")
             // get (32)
             #expect(await client.dataSync("GET", "\(item.collection)/x1", auth: onlyGet).status == 200)
             #expect(await client.dataSync("GET", "\(item.collection)/x1", auth: try await token(64)).status == 403)
             // update (64) for PUT and PATCH
             let update = try await token(64)
-            #expect(await client.dataSync("PUT", "\(item.collection)/x1", auth: onlyGet, body: ["data": item.body]).status == 403)
-            #expect(await client.dataSync("PUT", "\(item.collection)/x1", auth: update, body: ["data": item.body]).status == 200)
+            #expect(
+                await client.dataSync("PUT", "\(item.collection)/x1", auth: onlyGet, body: ["data": item.body]).status
+                    == 403)
+            #expect(
+                await client.dataSync("PUT", "\(item.collection)/x1", auth: update, body: ["data": item.body]).status
+                    == 200)
             let patch: JSONValue = [["op": "add", "path": "/status", "value": "on"]]
             #expect(await client.dataSync("PATCH", "\(item.collection)/x1", auth: onlyGet, body: patch).status == 403)
             #expect(await client.dataSync("PATCH", "\(item.collection)/x1", auth: update, body: patch).status == 200)
@@ -207,18 +218,27 @@ import Testing
     @Test func patternsGrantDataSyncIds() async throws {
         let client = try AccessClient()
         let token = try await client.grant(["patterns": ["uuids": ["^team-.*$": 48]]])
-        #expect(await client.dataSync("POST", "users", auth: token, body: ["data": ["id": "team-1", "entityClassVersion": 1]]).status == 201)
-        #expect(await client.dataSync("POST", "users", auth: token, body: ["data": ["id": "solo", "entityClassVersion": 1]]).status == 403)
+        #expect(
+            await client.dataSync(
+                "POST", "users", auth: token, body: ["data": ["id": "team-1", "entityClassVersion": 1]]
+            ).status == 201)
+        #expect(
+            await client.dataSync(
+                "POST", "users", auth: token, body: ["data": ["id": "solo", "entityClassVersion": 1]]
+            ).status == 403)
         #expect(await client.dataSync("GET", "users/team-1", auth: token).status == 200)
         // A create without an id cannot be checked against a grant.
-        #expect(await client.dataSync("POST", "users", auth: token, body: ["data": ["entityClassVersion": 1]]).status == 403)
+        #expect(
+            await client.dataSync("POST", "users", auth: token, body: ["data": ["entityClassVersion": 1]]).status == 403
+        )
     }
 
     @Test func aListKeepsOnlyTheRowsTheTokenMayGet() async throws {
         let client = try AccessClient()
         for id in ["a1", "a2", "b1"] {
             let created = await client.sendSigned(
-                "POST", "/v1/datasync/subkeys/sub-c/users", body: Array(#"{"data":{"id":"\#(id)","entityClassVersion":1}}"#.utf8),
+                "POST", "/v1/datasync/subkeys/sub-c/users",
+                body: Array(#"{"data":{"id":"\#(id)","entityClassVersion":1}}"#.utf8),
                 headers: [(name: "Content-Type", value: AccessClient.contentType("POST", "users"))])
             #expect(created.status == 201, "\(created.text)")
         }
@@ -234,7 +254,9 @@ import Testing
         let client = try AccessClient()
         let token = try await client.grant(["patterns": ["datasync:entities": [".*": 255]]])
         #expect(await client.dataSync("GET", "entity-classes", auth: token).status == 200)
-        let body: JSONValue = ["data": ["name": "Thing", "versions": [["version": 1, "properties": [], "projections": []]]]]
+        let body: JSONValue = [
+            "data": ["name": "Thing", "versions": [["version": 1, "properties": [], "projections": []]]]
+        ]
         #expect(await client.dataSync("POST", "entity-classes", auth: token, body: body).status == 403)
     }
 

@@ -7,7 +7,8 @@ import Testing
     @Test func aSignedGrantAnswersTheTokenInTheServiceEnvelope() async throws {
         let client = try AccessClient()
         let reply = await client.grantReply([
-            "ttl": 15, "permissions": ["resources": ["channels": ["room": 3]], "patterns": [:], "meta": [:], "uuid": "alice"],
+            "ttl": 15,
+            "permissions": ["resources": ["channels": ["room": 3]], "patterns": [:], "meta": [:], "uuid": "alice"],
         ])
         #expect(reply.status == 200)
         let json = try #require(reply.json)
@@ -37,7 +38,8 @@ import Testing
         let text = try await client.grant(["resources": .object(resources), "patterns": .object(patterns)])
         let token = try AccessToken(parsing: text)
         for (_, bucket) in names {
-            #expect(token.allows([.read, .write, .manage, .delete, .create, .get, .update, .join], on: "x", in: bucket))
+            #expect(
+                token.allows([.read, .write, .manage, .delete, .create, .get, .update, .join], on: "x", in: bucket))
             #expect(token.allows(.get, on: "p-1", in: bucket))
             #expect(!token.allows(.update, on: "p-1", in: bucket))
         }
@@ -46,7 +48,9 @@ import Testing
     @Test(arguments: [0, 43_201, -1])
     func aTTLOutOfBoundsIsRefused(ttl: Int) async throws {
         let client = try AccessClient()
-        let reply = await client.grantReply(["ttl": .int(Int64(ttl)), "permissions": ["resources": ["channels": ["a": 1]]]])
+        let reply = await client.grantReply([
+            "ttl": .int(Int64(ttl)), "permissions": ["resources": ["channels": ["a": 1]]],
+        ])
         #expect(reply.status == 400)
         #expect(
             reply.json
@@ -55,7 +59,10 @@ import Testing
                     "error": [
                         "message": "Invalid ttl", "source": "grant",
                         "details": [
-                            ["message": "Range should be 1 to 43200 minute(s).", "location": "ttl", "locationType": "body"]
+                            [
+                                "message": "Range should be 1 to 43200 minute(s).", "location": "ttl",
+                                "locationType": "body",
+                            ]
                         ],
                     ],
                     "service": "Access Manager",

@@ -152,12 +152,17 @@ import Testing
 @Suite struct SignatureTests {
     /// A request as PubNub's Python SDK signs it (`utils.sign_request`), computed independently.
     @Test func v2MatchesAnIndependentComputation() {
-        let query = [(name: "uuid", value: "my uuid"), (name: "pnsdk", value: "PubNub-Python/10.8.0"), (name: "timestamp", value: "1700000000")]
+        let query = [
+            (name: "uuid", value: "my uuid"), (name: "pnsdk", value: "PubNub-Python/10.8.0"),
+            (name: "timestamp", value: "1700000000"),
+        ]
         let canonical = RequestSignature.canonicalQuery(query)
         #expect(canonical == "pnsdk=PubNub-Python%2F10.8.0&timestamp=1700000000&uuid=my%20uuid")
         let input = Array("POST\npub\n/v3/pam/sub/grant\n\(canonical)\n{\"ttl\":1}".utf8)
         let mac = SHA256.hmac(key: Array("sec".utf8), message: input)
-        let expected = "v2." + Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        let expected =
+            "v2."
+            + Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         #expect(
             RequestSignature.sign(

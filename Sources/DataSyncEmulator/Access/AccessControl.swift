@@ -117,7 +117,8 @@ struct AccessControl: EmulatorAuthorizer {
     ) -> AuthorizationDecision {
         switch operation {
         case .publish(let channel):
-            return token.allows(.write, on: channel, in: "chan") ? .allow : .deny(AccessWire.forbidden(channels: [channel]))
+            return token.allows(.write, on: channel, in: "chan")
+                ? .allow : .deny(AccessWire.forbidden(channels: [channel]))
         case .read(let channels, let groups):
             let deniedChannels = channels.filter { !token.allows(.read, on: $0, in: "chan") }
             let deniedGroups = groups.filter { !token.allows(.read, on: $0, in: "grp") }
@@ -136,7 +137,8 @@ struct AccessControl: EmulatorAuthorizer {
             switch (method, id) {
             case ("GET", nil):
                 return .allowRewriting { response in
-                    await scopeList(response, token: token, bucket: bucket, collection: collection, subscribeKey: subscribeKey)
+                    await scopeList(
+                        response, token: token, bucket: bucket, collection: collection, subscribeKey: subscribeKey)
                 }
             case ("GET", _?): needed = .get
             case ("POST", nil):
@@ -225,7 +227,9 @@ struct AccessControl: EmulatorAuthorizer {
             if collection == "entity-classes" || collection == "relationship-classes" {
                 return (sub, .dataSyncClasses(write: method != "GET"))
             }
-            return (sub, .dataSync(collection: collection, id: decoded(5).flatMap { $0.isEmpty ? nil : $0 }, method: method))
+            return (
+                sub, .dataSync(collection: collection, id: decoded(5).flatMap { $0.isEmpty ? nil : $0 }, method: method)
+            )
         default:
             return nil
         }

@@ -78,7 +78,8 @@ struct AccessManagerService: EmulatorService {
     /// Reads a grant body `{"ttl":N,"permissions":{"resources":{…},"patterns":{…},"meta":{…},"uuid":…}}`.
     static func parseGrant(_ body: [UInt8], issuedAt: UInt64) -> Result<AccessTokenContent, Refusal> {
         guard let json = try? JSONValue(parsing: body), json.objectValue != nil else {
-            return .failure(Refusal(message: "Invalid JSON", detail: "The body is not a JSON object.", location: "body"))
+            return .failure(
+                Refusal(message: "Invalid JSON", detail: "The body is not a JSON object.", location: "body"))
         }
         guard let ttl = json["ttl"]?.int64Value, ttlRange.contains(ttl) else {
             return .failure(
@@ -87,7 +88,8 @@ struct AccessManagerService: EmulatorService {
         guard let permissions = json["permissions"], permissions.objectValue != nil else {
             return .failure(
                 Refusal(
-                    message: "Invalid permissions", detail: "'permissions' must be an object.", location: "permissions"))
+                    message: "Invalid permissions", detail: "'permissions' must be an object.", location: "permissions")
+            )
         }
         var tables: [[String: [String: UInt64]]] = []
         for scope in ["resources", "patterns"] {
@@ -104,13 +106,16 @@ struct AccessManagerService: EmulatorService {
         }
         let meta = permissions["meta"] ?? [:]
         guard meta.isNull || meta.objectValue != nil else {
-            return .failure(Refusal(message: "Invalid meta", detail: "'meta' must be an object.", location: "permissions.meta"))
+            return .failure(
+                Refusal(message: "Invalid meta", detail: "'meta' must be an object.", location: "permissions.meta"))
         }
         var uuid: String?
         if let value = permissions["uuid"], !value.isNull {
             guard let text = value.stringValue, !text.isEmpty else {
                 return .failure(
-                    Refusal(message: "Invalid uuid", detail: "'uuid' must be a non-empty string.", location: "permissions.uuid"))
+                    Refusal(
+                        message: "Invalid uuid", detail: "'uuid' must be a non-empty string.",
+                        location: "permissions.uuid"))
             }
             uuid = text
         }
@@ -124,29 +129,39 @@ struct AccessManagerService: EmulatorService {
         guard let value, !value.isNull else { return .success([:]) }
         guard let object = value.objectValue else {
             return .failure(
-                Refusal(message: "Invalid permissions", detail: "'\(scope)' must be an object.", location: "permissions.\(scope)"))
+                Refusal(
+                    message: "Invalid permissions", detail: "'\(scope)' must be an object.",
+                    location: "permissions.\(scope)"))
         }
         var table: [String: [String: UInt64]] = [:]
         for (bucketName, names) in object {
             let location = "permissions.\(scope).\(bucketName)"
             guard let bucket = buckets[bucketName] else {
                 return .failure(
-                    Refusal(message: "Invalid permissions", detail: "Unknown resource type '\(bucketName)'.", location: location))
+                    Refusal(
+                        message: "Invalid permissions", detail: "Unknown resource type '\(bucketName)'.",
+                        location: location))
             }
             guard let entries = names.objectValue else {
-                return .failure(Refusal(message: "Invalid permissions", detail: "'\(bucketName)' must be an object.", location: location))
+                return .failure(
+                    Refusal(
+                        message: "Invalid permissions", detail: "'\(bucketName)' must be an object.", location: location
+                    ))
             }
             var granted: [String: UInt64] = [:]
             for (name, bits) in entries {
                 guard let number = bits.int64Value, (0...255).contains(number) else {
                     return .failure(
                         Refusal(
-                            message: "Invalid permissions", detail: "Permissions of '\(name)' must be an integer from 0 to 255.",
+                            message: "Invalid permissions",
+                            detail: "Permissions of '\(name)' must be an integer from 0 to 255.",
                             location: location))
                 }
                 if scope == "patterns", (try? Regex(name)) == nil {
                     return .failure(
-                        Refusal(message: "Invalid pattern", detail: "'\(name)' is not a regular expression.", location: location))
+                        Refusal(
+                            message: "Invalid pattern", detail: "'\(name)' is not a regular expression.",
+                            location: location))
                 }
                 granted[name] = UInt64(number)
             }

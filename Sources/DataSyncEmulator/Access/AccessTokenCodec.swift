@@ -177,7 +177,9 @@ package enum AccessTokenCodec {
         }
         var meta: JSONValue = [:]
         if let item = fields["meta"] {
-            guard case .map = item, let json = item.json else { return .failure(.malformed("field 'meta' is not a map")) }
+            guard case .map = item, let json = item.json else {
+                return .failure(.malformed("field 'meta' is not a map"))
+            }
             meta = json
         }
         var uuid: String?
@@ -199,7 +201,8 @@ package enum AccessTokenCodec {
         .map(
             table.keys.sorted().map { bucket in
                 let names = table[bucket] ?? [:]
-                return CBORPair(key(bucket), .map(names.keys.sorted().map { CBORPair(key($0), .unsigned(names[$0] ?? 0)) }))
+                return CBORPair(
+                    key(bucket), .map(names.keys.sorted().map { CBORPair(key($0), .unsigned(names[$0] ?? 0)) }))
             })
     }
 

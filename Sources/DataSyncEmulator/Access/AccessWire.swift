@@ -70,7 +70,8 @@ enum AccessWire {
         case .staleTimestamp?:
             return v3Error(
                 403, "Request timestamp is out of range", source: "authz",
-                detail: "The timestamp must be within \(RequestSignature.timestampTolerance) seconds of the server time.",
+                detail:
+                    "The timestamp must be within \(RequestSignature.timestampTolerance) seconds of the server time.",
                 location: "timestamp", locationType: "query")
         }
     }

@@ -52,9 +52,12 @@ public enum RequestSignature {
         }
         let given = (query.first { $0.name == "signature" }?.value ?? "")
         let key = Array(secretKey.utf8)
-        var candidates = [sign(method: method, path: path, query: query, body: body, publishKey: publishKey, secretKey: secretKey)]
+        var candidates = [
+            sign(method: method, path: path, query: query, body: body, publishKey: publishKey, secretKey: secretKey)
+        ]
         if path.hasPrefix("/publish/") {
-            candidates.append(sign(method: "GET", path: path, query: query, publishKey: publishKey, secretKey: secretKey))
+            candidates.append(
+                sign(method: "GET", path: path, query: query, publishKey: publishKey, secretKey: secretKey))
             let legacy = Array("\(subscribeKey)\n\(publishKey)\n\(path)\n\(canonicalQuery(query))".utf8)
             candidates.append(base64URL(SHA256.hmac(key: key, message: legacy), padded: false))
         }

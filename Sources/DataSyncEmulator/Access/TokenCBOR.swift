@@ -63,7 +63,8 @@ package indirect enum CBORItem: Sendable, Equatable {
         case .string(let text): self = .text(text)
         case .array(let items): self = .array(items.map(CBORItem.init(json:)))
         case .object(let object):
-            self = .map(object.keys.sorted().map { CBORPair(.bytes(Array($0.utf8)), CBORItem(json: object[$0] ?? .null)) })
+            self = .map(
+                object.keys.sorted().map { CBORPair(.bytes(Array($0.utf8)), CBORItem(json: object[$0] ?? .null)) })
         default:
             if let value = json.int64Value {
                 self = value >= 0 ? .unsigned(UInt64(value)) : .negative(UInt64(-(value + 1)))
@@ -101,10 +102,14 @@ enum CBORWriter {
         case 0x100...0xFFFF: out += [type | 25, UInt8(argument >> 8), UInt8(truncatingIfNeeded: argument)]
         case 0x1_0000...0xFFFF_FFFF:
             out.append(type | 26)
-            for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: argument >> UInt64(shift))) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: argument >> UInt64(shift)))
+            }
         default:
             out.append(type | 27)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: argument >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: argument >> UInt64(shift)))
+            }
         }
     }
 
@@ -132,7 +137,9 @@ enum CBORWriter {
         case .double(let value):
             out.append(0xFB)
             let bits = value.bitPattern
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+            }
         }
     }
 }
@@ -206,12 +213,16 @@ struct CBORParser {
             return .text(text)
         case 4:
             // Every element takes at least one byte, so a count beyond the bytes left is a lie.
-            guard argument <= UInt64(bytes.count - offset) else { throw Failure(message: "an array count runs past the end") }
+            guard argument <= UInt64(bytes.count - offset) else {
+                throw Failure(message: "an array count runs past the end")
+            }
             var items: [CBORItem] = []
             for _ in 0..<argument { items.append(try item(depth: depth + 1)) }
             return .array(items)
         case 5:
-            guard argument <= UInt64(bytes.count - offset) / 2 else { throw Failure(message: "a map count runs past the end") }
+            guard argument <= UInt64(bytes.count - offset) / 2 else {
+                throw Failure(message: "a map count runs past the end")
+            }
             var pairs: [CBORPair] = []
             for _ in 0..<argument {
                 let key = try item(depth: depth + 1)
