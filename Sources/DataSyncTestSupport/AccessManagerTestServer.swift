@@ -21,17 +21,27 @@ public import Transport
 public struct AccessManagerTestServer: Sendable {
     /// A refused grant or revoke: the HTTP status and body the emulator answered.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The HTTP status.
         public var status: Int
+        /// The body, as text.
         public var body: String
+        /// Status and body.
         public var description: String { "Access Manager answered \(status): \(body)" }
     }
 
+    /// Sends the grant and revoke requests.
     public let client: any HTTPClient
+    /// `http` for a local emulator.
     public let scheme: String
+    /// The emulator's host.
     public let host: String
+    /// The emulator's port.
     public let port: Int?
+    /// The keyset's publish key (part of the signed text).
     public let publishKey: String
+    /// The keyset's subscribe key.
     public let subscribeKey: String
+    /// The keyset's secret key. Server-side only.
     public let secretKey: String
     /// The time the `timestamp` parameter is taken from; pass the emulator's clock when it is
     /// manual, since a timestamp more than 60 s away from it is refused.
