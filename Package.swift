@@ -82,6 +82,8 @@ let package = Package(
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
         .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
+        .executableTarget(
+            name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
