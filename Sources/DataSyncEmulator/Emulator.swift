@@ -112,7 +112,7 @@ public actor Emulator {
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
             ],
-            authorizer: AccessControl(registry: access, projector: nil))
+            authorizer: AccessControl(registry: access, projector: dataSync))
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
         Task {
