@@ -266,3 +266,27 @@ import Testing
         #expect(reply.status == 404)
     }
 }
+
+@Suite struct MembershipBucketTests {
+    @Test func membershipsAreGrantedByMembershipIdInTheirOwnBucket() async throws {
+        let client = try AccessClient()
+        for (collection, id) in [("users", "u1"), ("channels", "c1")] {
+            let body = #"{"data":{"id":"\#(id)","entityClassVersion":1}}"#
+            let created = await client.sendSigned(
+                "POST", "/v1/datasync/subkeys/sub-c/\(collection)", body: Array(body.utf8),
+                headers: [(name: "Content-Type", value: AccessClient.contentType("POST", collection))])
+            #expect(created.status == 201)
+        }
+        let membership: JSONValue = [
+            "data": ["id": "m1", "channelId": "c1", "userId": "u1", "relationshipClassVersion": 1]
+        ]
+        let wrongBucket = try await client.grant(["resources": ["datasync:relationships": ["m1": 255]]])
+        #expect(await client.dataSync("POST", "memberships", auth: wrongBucket, body: membership).status == 403)
+        let token = try await client.grant(["resources": ["datasync:memberships": ["m1": 56]]])
+        #expect(await client.dataSync("POST", "memberships", auth: token, body: membership).status == 201)
+        #expect(await client.dataSync("GET", "memberships/m1", auth: token).status == 200)
+        #expect(await client.dataSync("GET", "memberships/m1", auth: wrongBucket).status == 403)
+        let deleted = await client.dataSync("DELETE", "memberships/m1", auth: token)
+        #expect(deleted.status == 200 || deleted.status == 204)
+    }
+}
