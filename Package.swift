@@ -39,7 +39,8 @@ let package = Package(
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
-        .target(name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore"]),
+        .target(
+            name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
         .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
@@ -84,6 +85,8 @@ let package = Package(
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-auth", dependencies: ["Auth", "FuzzSupport"]),
         .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
+        .executableTarget(
+            name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -131,6 +134,9 @@ let package = Package(
             dependencies: [
                 "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
             ]),
+        .testTarget(
+            name: "AccessControlTests",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "Auth", "DataSyncTestSupport", "Transport"]),
         .testTarget(
             name: "MessagingTests",
             dependencies: [

@@ -44,11 +44,13 @@ public struct EmulatorConfiguration: Sendable {
 /// A local DataSync and PubNub publish/subscribe service: the REST semantics of the DataSync API
 /// over a set of keysets, publish, signal, fire, subscribe long-polls, channel groups and
 /// presence, with an injectable clock and an ordered change feed. DataSync accepts any subscribe
-/// key; the pub/sub routes accept only the configured ``PubSubConfiguration/keysets``. No
-/// credential is checked yet (access control is not emulated).
+/// key; the pub/sub routes accept only the configured ``PubSubConfiguration/keysets``. Access
+/// control is off unless a keyset turns it on (``PubSubKeyset/accessControl``): then every
+/// request on that keyset, DataSync included, needs a token granted through
+/// `POST /v3/pam/{sub}/grant` or a request signature (Documentation/Emulator.md, "Access control").
 ///
 /// Inside, an ``EmulatorRouter`` hands each request to the service that claims it (the DataSync
-/// REST API under `/v1/datasync/`, pub/sub under `/time`, `/publish`, `/signal`, `/v2/subscribe`
+/// REST API under `/v1/datasync/`, Access Manager grants under `/v3/pam/`, pub/sub under `/time`, `/publish`, `/signal`, `/v2/subscribe`
 /// and `/v1/channel-registration`, presence under `/v2/presence`; anything else is a `404`). Every service owns its
 /// state and reads the one ``clock``; DataSync writes reach other services only through the
 /// change feed.
@@ -104,10 +106,13 @@ public actor Emulator {
         dataSyncEvents = events
         dataSync = try DataSyncService(
             configuration: configuration, clock: clock, writeSubscribers: [{ events.receive($0) }])
-        router = EmulatorRouter(services: [
-            DataSyncEventGate(dataSync: dataSync, bridge: events), PubSubService(bus: bus, faults: faults),
-            PresenceService(bus: bus, faults: faults),
-        ])
+        let access = AccessRegistry(keysets: configuration.pubSub.keysets, clock: clock)
+        router = EmulatorRouter(
+            services: [
+                AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
+                PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
+            ],
+            authorizer: AccessControl(registry: access, projector: dataSync))
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
         Task {

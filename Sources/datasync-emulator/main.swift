@@ -20,6 +20,10 @@ struct Options {
     var publishKey = PubSubKeyset.demo.publishKey
     var subscribeKey = PubSubKeyset.demo.subscribeKey
     var secretKey = PubSubKeyset.demo.secretKey
+    /// Access control on the main keyset: on when `--secret-key` is given, or with `--access-control`.
+    var secretKeyGiven = false
+    /// `--access-control`: on for every keyset.
+    var accessControl = false
     var extraKeysets: [PubSubKeyset] = []
     var catchUpBuffer = PubSubConfiguration().catchUpBufferSize
     var announceMax = PubSubConfiguration().presenceAnnounceMax
@@ -30,8 +34,11 @@ let usage = """
     usage: datasync-emulator [--host ADDRESS] [--port N] [--classes FILE] [--seed FILE]
                              [--state-file FILE] [--filter-fast-limit N]
                              [--publish-key K] [--subscribe-key K] [--secret-key K]
-                             [--keyset PUB:SUB:SECRET]... [--catch-up-buffer N]
+                             [--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
                              [--presence-announce-max N] [--presence-interval SECONDS]
+
+    Access control is off unless --secret-key is given (it then covers the main keyset) or
+    --access-control is passed (every keyset; the default secret key is demo-secret).
     """
 
 /// Writes one line to standard output at once (no stdio buffering, so piped logs are live).
@@ -69,7 +76,10 @@ func parseOptions(_ arguments: [String]) -> Options {
             options.filterFastLimit = limit
         case "--publish-key": options.publishKey = value(argument)
         case "--subscribe-key": options.subscribeKey = value(argument)
-        case "--secret-key": options.secretKey = value(argument)
+        case "--secret-key":
+            options.secretKey = value(argument)
+            options.secretKeyGiven = true
+        case "--access-control": options.accessControl = true
         case "--keyset":
             let parts = value(argument).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -117,8 +127,14 @@ let configuration = EmulatorConfiguration(
     pubSub: PubSubConfiguration(
         keysets: [
             PubSubKeyset(
-                publishKey: options.publishKey, subscribeKey: options.subscribeKey, secretKey: options.secretKey)
-        ] + options.extraKeysets,
+                publishKey: options.publishKey, subscribeKey: options.subscribeKey, secretKey: options.secretKey,
+                accessControl: options.secretKeyGiven || options.accessControl)
+        ]
+            + options.extraKeysets.map { keyset in
+                var keyset = keyset
+                keyset.accessControl = options.accessControl
+                return keyset
+            },
         catchUpBufferSize: options.catchUpBuffer, presenceAnnounceMax: options.announceMax,
         presenceInterval: options.presenceInterval))
 let emulator: Emulator
@@ -158,11 +174,19 @@ log("origin: \(url.absoluteString)")
 log("publish key: \(options.publishKey)")
 log("subscribe key: \(options.subscribeKey)")
 log("secret key: \(options.secretKey)")
+let mainProtected = options.secretKeyGiven || options.accessControl
+log("access control: \(mainProtected ? "on" : "off")")
 for extra in options.extraKeysets {
-    log("also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey)")
+    log(
+        "also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey), access control "
+            + (options.accessControl ? "on" : "off"))
 }
 log("DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
-log("Credentials: none are checked; any auth token is accepted (access control is not emulated yet).")
+if mainProtected || options.accessControl {
+    log("Credentials: protected keysets need a token (POST /v3/pam/{sub}/grant) or a request signature.")
+} else {
+    log("Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on).")
+}
 if let stateFile = options.stateFile { log("State file: \(stateFile)") }
 log("Press Ctrl-C to stop.")
 

@@ -4,6 +4,10 @@ public import EmulatorHTTP
 /// unclaimed request with `404` and the error envelope
 /// `{"errors":[{"errorCode":"DS-0100","message":"no such resource: <path>"}]}`.
 ///
+/// When an ``EmulatorAuthorizer`` is set, it sees every claimed request first: it may refuse it
+/// (its answer is sent and no service runs) or let it through, optionally rewriting the answer
+/// (access control drops list rows a token may not read and applies token projections).
+///
 /// The router starts no task of its own: a service's ``EmulatorService/respond(to:)`` runs in the
 /// task that called ``handle(_:)``, so when the HTTP server cancels that task (client gone, server
 /// stopping) the cancellation reaches whatever the service is waiting on.
@@ -15,10 +19,13 @@ public import EmulatorHTTP
 public struct EmulatorRouter: ServerHandler {
     /// The services, in the order they are asked.
     public let services: [any EmulatorService]
+    /// Asked about every claimed request before its service; nil lets everything through.
+    public let authorizer: (any EmulatorAuthorizer)?
 
     /// Creates a router over `services`; earlier services win when several claim a request.
-    public init(services: [any EmulatorService]) {
+    public init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)? = nil) {
         self.services = services
+        self.authorizer = authorizer
     }
 
     /// The service that would answer `request`, or nil when none claims it.
@@ -31,6 +38,14 @@ public struct EmulatorRouter: ServerHandler {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }
-        return await service.respond(to: request)
+        guard let authorizer else { return await service.respond(to: request) }
+        switch await authorizer.authorize(request) {
+        case .allow:
+            return await service.respond(to: request)
+        case .allowRewriting(let rewrite):
+            return await rewrite(await service.respond(to: request))
+        case .deny(let response):
+            return response
+        }
     }
 }

@@ -37,3 +37,21 @@ public protocol EmulatorService: Sendable {
     /// is cancelled.
     func respond(to request: ServerRequest) async -> ServerResponse
 }
+
+/// What an ``EmulatorAuthorizer`` decides about one request.
+public enum AuthorizationDecision: Sendable {
+    /// The service answers as usual.
+    case allow
+    /// The service answers, then its answer passes through the closure before it is sent.
+    case allowRewriting(@Sendable (ServerResponse) async -> ServerResponse)
+    /// This answer is sent instead; no service runs.
+    case deny(ServerResponse)
+}
+
+/// Decides, before any service runs, whether a request may be answered (the router's
+/// authorization hook). Like ``EmulatorService/claims(_:)`` it should be quick; it may suspend,
+/// but never for long.
+public protocol EmulatorAuthorizer: Sendable {
+    /// The decision for `request`.
+    func authorize(_ request: ServerRequest) async -> AuthorizationDecision
+}

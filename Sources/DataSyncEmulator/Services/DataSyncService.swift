@@ -61,6 +61,13 @@ actor DataSyncService: EmulatorService {
         return response
     }
 
+    /// The projections of one stored object, for access control's token projections.
+    func projections(subscribeKey: String, collection: ObjectCollection, id: String) -> (
+        found: Bool, className: String, projections: [ChangeEvent.Projection]?
+    ) {
+        engine.readProjections(subscribeKey: subscribeKey, collection: collection, id: id)
+    }
+
     // MARK: Seeding
 
     func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {

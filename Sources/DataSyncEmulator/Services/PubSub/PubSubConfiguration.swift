@@ -2,20 +2,30 @@
 ///
 /// The subscribe key names the keyset (its message log, groups and presence); a publish is
 /// accepted only when its publish key and subscribe key belong to the same keyset. The secret key
-/// is kept for access control, which a later version checks.
+/// signs server requests and Access Manager grants; tokens and signatures are checked only when
+/// ``accessControl`` is on (off by default, so the `demo-secret` default changes nothing).
 public struct PubSubKeyset: Sendable, Hashable {
     /// The publish key (`pub-c-…` on the real service).
     public var publishKey: String
     /// The subscribe key (`sub-c-…` on the real service).
     public var subscribeKey: String
-    /// The secret key, for signing and access-control grants (not checked yet).
+    /// The secret key: grants are signed with it, and so are server requests.
     public var secretKey: String
+    /// Whether every request on this keyset (DataSync included) must carry a token granted for it
+    /// or a request signature made with ``secretKey``. Off by default.
+    public var accessControl: Bool
 
-    /// Creates a keyset.
-    public init(publishKey: String, subscribeKey: String, secretKey: String) {
+    /// Creates a keyset; access control stays off unless `accessControl` is true.
+    public init(publishKey: String, subscribeKey: String, secretKey: String, accessControl: Bool = false) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.secretKey = secretKey
+        self.accessControl = accessControl
+    }
+
+    /// A keyset with access control on.
+    public static func protected(publishKey: String, subscribeKey: String, secretKey: String) -> PubSubKeyset {
+        PubSubKeyset(publishKey: publishKey, subscribeKey: subscribeKey, secretKey: secretKey, accessControl: true)
     }
 
     /// The keyset the emulator serves unless told otherwise: `demo` / `demo` / `demo-secret`.
