@@ -47,7 +47,38 @@ enum RealtimeBenchmarks {
                 scenario: "realtime: publish→onMessage p99, loopback via emulator (curl)", unit: "ms",
                 ours: latency.p99, baselineName: "publish acknowledgment alone, p99", baseline: latency.ackP99,
                 higherIsBetter: false))
+        if let perSubscription = await memoryPerSubscription(count: 1_000) {
+            rows.append(
+                BenchRow(
+                    scenario: "realtime: memory of a client holding 1,000 subscriptions (RSS delta / 1,000)",
+                    unit: "bytes", ours: perSubscription, higherIsBetter: false))
+        }
         return rows
+    }
+
+    /// The resident memory one subscription adds to a client whose loop is subscribed to all of
+    /// them (the long-poll is held by a transport that never answers), or nil off Linux.
+    static func memoryPerSubscription(count: Int) async -> Double? {
+        let held = MockHeldTransport()
+        let pubnub = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: nil, subscribeKey: "sub-c-bench", userId: "bench", origin: "127.0.0.1",
+                useSecureConnections: false, transport: held))
+        guard let before = Bench.residentBytes() else { return nil }
+        var subscriptions: [Subscription] = []
+        subscriptions.reserveCapacity(count)
+        for index in 0..<count {
+            let subscription = pubnub.channel("bench-channel-\(index)").subscription()
+            subscription.onMessage = { _ in }
+            subscription.subscribe()
+            subscriptions.append(subscription)
+        }
+        // Let the loop take in the channel set before measuring.
+        for _ in 0..<100 { await Task.yield() }
+        guard let after = Bench.residentBytes() else { return nil }
+        withExtendedLifetime(subscriptions) {}
+        pubnub.unsubscribeAll()
+        return Double(max(0, after - before)) / Double(count)
     }
 
     /// A subscribe answer shaped as the service writes it: `t` first, envelopes with `a`, `f`, `i`,
@@ -164,5 +195,15 @@ enum RealtimeBenchmarks {
 
     static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+}
+
+/// A transport whose requests never finish until cancelled: a subscribe long-poll that is held.
+private struct MockHeldTransport: HTTPClient {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        throw CancellationError()
     }
 }
