@@ -26,7 +26,13 @@ public enum RequestSignature {
     /// The `signature` value for a request, v2 form.
     ///
     /// - Parameters:
+    ///   - method: the HTTP method (any case; it is signed upper-cased).
+    ///   - path: the request path as sent, percent-encoding included.
     ///   - query: the query parameters, decoded, including `timestamp` and excluding `signature`.
+    ///   - body: the request body; empty for GET and DELETE.
+    ///   - publishKey: the keyset's publish key, part of the signed text.
+    ///   - secretKey: the keyset's secret key, the HMAC-SHA256 key. Never give it to a client.
+    /// - Returns: `v2.` followed by the unpadded URL-safe base64 of the HMAC.
     public static func sign(
         method: String, path: String, query: [(name: String, value: String)], body: [UInt8] = [],
         publishKey: String, secretKey: String
