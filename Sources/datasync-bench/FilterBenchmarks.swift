@@ -151,8 +151,3 @@ enum FilterBenchmarks {
         return false
     }
 }
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}

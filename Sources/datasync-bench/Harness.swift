@@ -103,3 +103,9 @@ enum Bench {
         print("ratio: above 1.00x means ours is ahead of the baseline (faster or smaller).")
     }
 }
+
+/// Why a benchmark could not produce its figures (a broken setup, a connection that failed).
+struct BenchFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

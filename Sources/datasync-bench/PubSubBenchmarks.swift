@@ -11,18 +11,17 @@ import Foundation
 /// throughput, publish-to-deliver latency with 1, 100 and 1,000 long-polls held on one channel,
 /// fan-out throughput and memory per held subscriber.
 enum PubSubBenchmarks {
-    private struct BenchError: Error, CustomStringConvertible {
-        var description: String
-    }
 
     static func run() async throws -> [BenchRow] {
         let emulator = try Emulator(configuration: EmulatorConfiguration())
         let url = try await emulator.start()
         defer { Task { await emulator.stop() } }
-        guard let port = url.port.flatMap(UInt16.init(exactly:)) else { throw BenchError(description: "no port") }
+        guard let port = url.port.flatMap(UInt16.init(exactly:)) else { throw BenchFailure(message: "no port") }
         var rows: [BenchRow] = []
-        let publish = try await onThread { try sequential(port: port, target: "/publish/demo/demo/0/bench/0/%22hi%22") }
-        let time = try await onThread { try sequential(port: port, target: "/time/0") }
+        let publish = try await LoopbackSocket.onThread {
+            try sequential(port: port, target: "/publish/demo/demo/0/bench/0/%22hi%22")
+        }
+        let time = try await LoopbackSocket.onThread { try sequential(port: port, target: "/time/0") }
         rows.append(
             BenchRow(
                 scenario: "pub/sub: sequential GET publishes, keep-alive", unit: "req/s", ours: publish,
@@ -62,11 +61,13 @@ enum PubSubBenchmarks {
 
     private static func fanOut(emulator: Emulator, port: UInt16, clients: Int, rounds: Int) async throws -> FanOut {
         let channel = "fan\(clients)"
-        let sockets = try await onThread { try (0..<clients).map { _ in try connect(port: port) } }
+        let sockets = try await LoopbackSocket.onThread {
+            try (0..<clients).map { _ in try LoopbackSocket.connect(port: port) }
+        }
         defer { for fd in sockets { close(fd) } }
-        let publisher = try await onThread { try connect(port: port) }
+        let publisher = try await LoopbackSocket.onThread { try LoopbackSocket.connect(port: port) }
         defer { close(publisher) }
-        var cursor = try await onThread { () throws -> UInt64 in
+        var cursor = try await LoopbackSocket.onThread { () throws -> UInt64 in
             let reply = try exchange(publisher, "/v2/subscribe/demo/\(channel)/0?tt=0&uuid=bench")
             return try cursorOf(reply)
         }
@@ -75,16 +76,16 @@ enum PubSubBenchmarks {
         var resident: Int?
         for _ in 0..<rounds {
             let tt = cursor
-            try await onThread {
+            try await LoopbackSocket.onThread {
                 for (index, fd) in sockets.enumerated() {
-                    try writeAll(fd, request("/v2/subscribe/demo/\(channel)/0?tt=\(tt)&uuid=s\(index)"))
+                    try LoopbackSocket.writeAll(fd, request("/v2/subscribe/demo/\(channel)/0?tt=\(tt)&uuid=s\(index)"))
                 }
             }
             while emulator.heldSubscribeCount < clients { try await Task.sleep(for: .milliseconds(2)) }
             if resident == nil { resident = Bench.residentBytes() }
-            let (times, next) = try await onThread { () throws -> ([Double], UInt64) in
+            let (times, next) = try await LoopbackSocket.onThread { () throws -> ([Double], UInt64) in
                 let start = ContinuousClock.now
-                try writeAll(publisher, request("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
+                try LoopbackSocket.writeAll(publisher, request("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
                 var times: [Double] = []
                 var last = ""
                 try readAll(sockets) { text in
@@ -116,15 +117,15 @@ enum PubSubBenchmarks {
 
     private static func cursorOf(_ text: String) throws -> UInt64 {
         guard let range = text.range(of: "{\"t\":{\"t\":\"") else {
-            throw BenchError(description: "no cursor: \(text)")
+            throw BenchFailure(message: "no cursor: \(text)")
         }
         let digits = text[range.upperBound...].prefix { $0.isNumber }
-        guard let value = UInt64(digits) else { throw BenchError(description: "bad cursor") }
+        guard let value = UInt64(digits) else { throw BenchFailure(message: "bad cursor") }
         return value
     }
 
     private static func sequential(port: UInt16, target: String) throws -> Double {
-        let fd = try connect(port: port)
+        let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
         _ = try exchange(fd, target)
         let batch = 1000
@@ -134,7 +135,7 @@ enum PubSubBenchmarks {
     }
 
     private static func exchange(_ fd: Int32, _ target: String) throws -> String {
-        try writeAll(fd, request(target))
+        try LoopbackSocket.writeAll(fd, request(target))
         return try readResponse(fd)
     }
 
@@ -153,7 +154,7 @@ enum PubSubBenchmarks {
                 }
             }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw BenchError(description: "connection closed") }
+            guard count > 0 else { throw BenchFailure(message: "connection closed") }
             data += buffer[0..<count]
         }
     }
@@ -164,7 +165,7 @@ enum PubSubBenchmarks {
         while !pending.isEmpty {
             var fds = pending.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), 10_000)
-            guard ready > 0 else { throw BenchError(description: "subscribers timed out") }
+            guard ready > 0 else { throw BenchFailure(message: "subscribers timed out") }
             for entry in fds where entry.revents != 0 {
                 done(try readResponse(entry.fd))
                 pending.remove(entry.fd)
@@ -172,46 +173,4 @@ enum PubSubBenchmarks {
         }
     }
 
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
-
-    private static func connect(port: UInt16) throws -> Int32 {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw BenchError(description: "socket() failed") }
-        var noDelay: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw BenchError(description: "connect() failed")
-        }
-        return fd
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return send(fd, base + offset, raw.count - offset, 0)
-            }
-            guard written > 0 else { throw BenchError(description: "send() failed") }
-            offset += written
-        }
-    }
 }

@@ -137,10 +137,6 @@ enum RealtimeBenchmarks {
         return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    struct BenchFailure: Error {
-        var message: String
-    }
-
     struct Latency {
         var p50: Double
         var p99: Double

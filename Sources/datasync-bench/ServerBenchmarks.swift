@@ -20,10 +20,6 @@ enum ServerBenchmarks {
         }
     }
 
-    private struct BenchError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     private struct Figures {
         var idle: Double
         var busy: Double
@@ -68,16 +64,16 @@ enum ServerBenchmarks {
     }
 
     private static func measure(_ server: HTTPServer) async throws -> Figures {
-        guard let port = server.port else { throw BenchError(description: "no port") }
-        let idle = try await onThread { try sequentialGets(port: port) }
+        guard let port = server.port else { throw BenchFailure(message: "no port") }
+        let idle = try await LoopbackSocket.onThread { try sequentialGets(port: port) }
 
         let before = Bench.residentBytes()
         let held = 1000
         let received = server.statistics.requestsReceived
-        let sockets = try await onThread {
+        let sockets = try await LoopbackSocket.onThread {
             try (0..<held).map { _ in
-                let fd = try connect(port: port)
-                try writeAll(fd, Array("GET /hold HTTP/1.1\r\nHost: bench\r\n\r\n".utf8))
+                let fd = try LoopbackSocket.connect(port: port)
+                try LoopbackSocket.writeAll(fd, Array("GET /hold HTTP/1.1\r\nHost: bench\r\n\r\n".utf8))
                 return fd
             }
         }
@@ -85,78 +81,29 @@ enum ServerBenchmarks {
         // Outside any measurement: wait until every held request has reached the handler.
         while server.statistics.requestsReceived < received + held { try await Task.sleep(for: .milliseconds(10)) }
         let after = Bench.residentBytes()
-        let busy = try await onThread { try sequentialGets(port: port) }
+        let busy = try await LoopbackSocket.onThread { try sequentialGets(port: port) }
         let bytesPerHeld = before.flatMap { before in after.map { Double(max(0, $0 - before)) / Double(held) } }
         return Figures(idle: idle, busy: busy, bytesPerHeld: bytesPerHeld)
     }
 
-    /// Runs blocking socket work on a thread of its own, never on a cooperative thread.
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     private static func sequentialGets(port: UInt16) throws -> Double {
-        let fd = try connect(port: port)
+        let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
         let request = Array("GET /small HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
         var buffer = [UInt8](repeating: 0, count: 4096)
         // Learn the exact response length once, then read exactly that much per request.
-        try writeAll(fd, request)
+        try LoopbackSocket.writeAll(fd, request)
         var first: [UInt8] = []
-        while first.firstRange(of: [13, 10, 13, 10]) == nil { first += try readSome(fd, into: &buffer) }
+        while first.firstRange(of: [13, 10, 13, 10]) == nil { first += try LoopbackSocket.readSome(fd, into: &buffer) }
         let responseLength = first.count
         let batch = 2000
         return try Bench.throughput(operations: batch, minimumTime: .seconds(1)) {
             for _ in 0..<batch {
-                try writeAll(fd, request)
+                try LoopbackSocket.writeAll(fd, request)
                 var received = 0
-                while received < responseLength { received += try readSome(fd, into: &buffer).count }
+                while received < responseLength { received += try LoopbackSocket.readSome(fd, into: &buffer).count }
             }
         }
     }
 
-    private static func connect(port: UInt16) throws -> Int32 {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw BenchError(description: "socket() failed") }
-        var noDelay: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw BenchError(description: "connect() failed")
-        }
-        return fd
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return send(fd, base + offset, raw.count - offset, 0)
-            }
-            guard written > 0 else { throw BenchError(description: "send() failed") }
-            offset += written
-        }
-    }
-
-    private static func readSome(_ fd: Int32, into buffer: inout [UInt8]) throws -> ArraySlice<UInt8> {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { throw BenchError(description: "connection closed") }
-        return buffer[0..<count]
-    }
 }

@@ -11,14 +11,10 @@ enum TransportBenchmarks {
         }
     }
 
-    private struct BenchError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static func run() async throws -> [BenchRow] {
         let server = HTTPServer(handler: SmallHandler())
         try await server.start()
-        guard let port = server.port else { throw BenchError(description: "the server reported no port") }
+        guard let port = server.port else { throw BenchFailure(message: "the server reported no port") }
         let request = HTTPRequest(scheme: "http", host: "127.0.0.1", port: Int(port), path: "/small")
         do {
             let curl = try CurlHTTPClient()
@@ -48,7 +44,7 @@ enum TransportBenchmarks {
         return try await Bench.throughputAsync(operations: count, minimumTime: .seconds(2)) {
             for _ in 0..<count {
                 let response = try await client.send(request)
-                guard response.status == 200 else { throw BenchError(description: "status \(response.status)") }
+                guard response.status == 200 else { throw BenchFailure(message: "status \(response.status)") }
             }
         }
     }
@@ -63,7 +59,7 @@ enum TransportBenchmarks {
                         for _ in 0..<perTask {
                             let response = try await client.send(request)
                             guard response.status == 200 else {
-                                throw BenchError(description: "status \(response.status)")
+                                throw BenchFailure(message: "status \(response.status)")
                             }
                         }
                     }
