@@ -87,6 +87,8 @@ let package = Package(
         .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
         .executableTarget(
             name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
+        .executableTarget(
+            name: "fuzz-decoders", dependencies: ["DataSyncModels", "JSONCore", "Transport", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -147,10 +149,8 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
-                // Only imported by snippets that show a module working with another (encryption
-                // on publish); their own documentation is not checked here.
-                "Messaging",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
+                "DataSyncEmulator",
             ]),
     ],
     swiftLanguageModes: [.v6]
