@@ -38,7 +38,14 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
-        .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"],
+            // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
+            // resource bundle at run time.
+            resources: [
+                .embedInCode("Console/index.html"), .embedInCode("Console/console.css"),
+                .embedInCode("Console/console.js"),
+            ]),
         .target(
             name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
@@ -128,6 +135,14 @@ let package = Package(
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "EmulatorAdminTests",
+            dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport", "Transport"]),
+        .testTarget(
+            name: "EmulatorConsoleTests",
+            dependencies: [
+                "DataSyncEmulator", "DataSync", "PubNubCore", "Transport", "JSONCore", "DataSyncTestSupport",
+            ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
