@@ -119,7 +119,7 @@ let package = Package(
             dependencies: [
                 "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport",
                 "Auth",
-                "DataSyncEmulator",
+                "DataSyncEmulator", "FilterExpression",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
         .testTarget(
