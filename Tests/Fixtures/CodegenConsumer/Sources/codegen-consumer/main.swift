@@ -14,7 +14,7 @@ struct CheckFailure: Error, CustomStringConvertible {
 }
 
 var passed = 0
-func check(_ condition: Bool, _ what: String) throws {
+@MainActor func check(_ condition: Bool, _ what: String) throws {
     guard condition else { throw CheckFailure(description: what) }
     passed += 1
     print("✔ \(what)")
