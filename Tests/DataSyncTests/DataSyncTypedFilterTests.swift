@@ -1,6 +1,8 @@
 import DataSync
+import DataSyncTestSupport
 import FilterExpression
 import Testing
+import Transport
 
 /// A class version as `datasync-codegen` generates it, written by hand: `price` is `full`, `sku`
 /// `simple`, and version 2 is the latest.
@@ -48,7 +50,7 @@ private enum Shoe {
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/entities",
             query: [
-                "entity_class": "Shoe", "limit": "5", "filter_fast": #"sku == "A-1" && price < 100"#,
+                "entity_class": "Shoe", "limit": "5", "filter_fast": #"sku == "A-1" && price < 100.0"#,
                 "sort": "sku:desc",
             ])
     }
@@ -58,11 +60,11 @@ private enum Shoe {
         _ = try await pubnub.dataSync.getEntities(filter: Shoe.V2.Filters.price >= 10, sort: [Shoe.V2.Sort.price])
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/entities",
-            query: ["entity_class": "Shoe", "filter": "price >= 10", "sort": "price"])
+            query: ["entity_class": "Shoe", "filter": "price >= 10.0", "sort": "price"])
         for try await _ in pubnub.dataSync.entities(pageSize: 2, filter: Shoe.V2.Filters.price < 1) {}
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/entities",
-            query: ["entity_class": "Shoe", "limit": "2", "filter": "price < 1"])
+            query: ["entity_class": "Shoe", "limit": "2", "filter": "price < 1.0"])
     }
 
     /// A filter typed against an older version lists that version; the latest lists every one
@@ -73,11 +75,11 @@ private enum Shoe {
         _ = try await pubnub.dataSync.getEntities(filter: old > 1)
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/entities",
-            query: ["entity_class": "Shoe", "entity_class_version": "1", "filter": "price > 1"])
+            query: ["entity_class": "Shoe", "entity_class_version": "1", "filter": "price > 1.0"])
         _ = try await pubnub.dataSync.getEntities(classVersion: 2, filter: Shoe.V2.Filters.price > 1)
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/entities",
-            query: ["entity_class": "Shoe", "entity_class_version": "2", "filter": "price > 1"])
+            query: ["entity_class": "Shoe", "entity_class_version": "2", "filter": "price > 1.0"])
     }
 
     @Test func typedCallsOnUsersChannelsAndRelationships() async throws {
@@ -93,7 +95,7 @@ private enum Shoe {
         _ = try await pubnub.dataSync.getRelationships(entityAId: "a", filter: Shoe.V2.Filters.price == 3)
         try Fixtures.expect(
             recorder.lastRequest, method: "GET", path: "\(base)/relationships",
-            query: ["relationship_class": "Shoe", "entity_a_id": "a", "filter": "price == 3"])
+            query: ["relationship_class": "Shoe", "entity_a_id": "a", "filter": "price == 3.0"])
         for try await _ in pubnub.dataSync.users(filterFast: Shoe.V2.FastFilters.price > 0) {}
         #expect(recorder.lastRequest?.url.contains("filter_fast=price") == true)
         for try await _ in pubnub.dataSync.channels(filter: Shoe.V2.Filters.price > 0) {}
