@@ -29,6 +29,10 @@ let package = Package(
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-codegen", targets: ["datasync-codegen"]),
+        // Typed payloads, filters and projections from class definitions (Plugins/README.md).
+        .plugin(name: "DataSyncCodegenPlugin", targets: ["DataSyncCodegenPlugin"]),
+        .plugin(name: "DataSyncCodegenCommand", targets: ["DataSyncCodegenCommand"]),
     ],
     targets: [
         // Libraries
@@ -85,6 +89,19 @@ let package = Package(
             ]
         ),
 
+        // The class-definition code generator and its plugins (Plugins/README.md).
+        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
+        .plugin(
+            name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
+            path: "Plugins/DataSyncCodegenPlugin"),
+        .plugin(
+            name: "DataSyncCodegenCommand",
+            capability: .command(
+                intent: .custom(
+                    verb: "datasync-codegen",
+                    description: "Validate DataSync class-definition files and print what would be generated")),
+            dependencies: ["datasync-codegen"], path: "Plugins/DataSyncCodegenCommand"),
+
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .target(name: "FuzzSupport"),
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore", "FuzzSupport"]),
@@ -111,7 +128,7 @@ let package = Package(
             dependencies: [
                 "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport",
                 "Auth",
-                "DataSyncEmulator",
+                "DataSyncEmulator", "FilterExpression",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
         .testTarget(
@@ -161,6 +178,10 @@ let package = Package(
                 "PubNubCrypto",
             ]),
         .testTarget(
+            name: "CodegenTests",
+            dependencies: ["datasync-codegen", "JSONCore", "FilterExpression", "DataSyncEmulator"],
+            exclude: ["Golden"]),
+        .testTarget(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
@@ -171,7 +192,8 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+// Plugin targets take no Swift settings: they are built by SwiftPM for the host with its own flags.
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: upcomingFeatures)
     target.swiftSettings = settings
