@@ -29,6 +29,9 @@ let package = Package(
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        // The command line (Documentation/CLI.md). The target is not named `datasync`: on a
+        // case-insensitive file system that would clash with the `DataSync` module.
+        .executable(name: "datasync", targets: ["datasync-cli"]),
     ],
     targets: [
         // Libraries
@@ -77,6 +80,9 @@ let package = Package(
                 "PubNubCrypto", "Realtime", "Messaging",
             ]
         ),
+        // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
+        .executableTarget(
+            name: "datasync-cli", dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator"]),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .target(name: "FuzzSupport"),
@@ -152,6 +158,9 @@ let package = Package(
                 // on publish); their own documentation is not checked here.
                 "Messaging",
             ]),
+        // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
+        .testTarget(
+            name: "CLITests", dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
