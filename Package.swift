@@ -33,6 +33,9 @@ let package = Package(
         // Typed payloads, filters and projections from class definitions (Plugins/README.md).
         .plugin(name: "DataSyncCodegenPlugin", targets: ["DataSyncCodegenPlugin"]),
         .plugin(name: "DataSyncCodegenCommand", targets: ["DataSyncCodegenCommand"]),
+        // The command line (Documentation/CLI.md). The target is not named `datasync`: on a
+        // case-insensitive file system that would clash with the `DataSync` module.
+        .executable(name: "datasync", targets: ["datasync-cli"]),
     ],
     targets: [
         // Libraries
@@ -88,6 +91,9 @@ let package = Package(
                 "PubNubCrypto", "Realtime", "Messaging",
             ]
         ),
+        // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
+        .executableTarget(
+            name: "datasync-cli", dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator"]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
         .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
@@ -188,6 +194,9 @@ let package = Package(
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
                 "DataSyncEmulator",
             ]),
+        // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
+        .testTarget(
+            name: "CLITests", dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
