@@ -196,7 +196,8 @@ let package = Package(
             ]),
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(
-            name: "CLITests", dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore"]),
+            name: "CLITests",
+            dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

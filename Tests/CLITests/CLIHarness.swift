@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -77,195 +78,38 @@ struct CLIResult: Sendable, CustomStringConvertible {
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
-/// One `datasync` process: its output collected as it comes, signals, and its exit.
-///
-/// Spawned with `posix_spawn` rather than Foundation's `Process`: on Linux, `Process.run()` of
-/// this toolchain can crash reading `/proc/self/fd` while the test process holds many
-/// descriptors (swift-corelibs-foundation#5472). Every pipe is close-on-exec, so a child inherits
-/// only its own three standard descriptors and end of file arrives when it exits.
-final class CLIProcess: @unchecked Sendable {
-    private let pid: pid_t
-    private let lock = NSLock()
-    private var output = Data()
-    private var errors = Data()
-    private var exitStatus: Int32?
-    private let readers = DispatchGroup()
-
-    /// Writing to a child that already exited must fail with EPIPE, not kill the tests.
-    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
-    /// Held from making a child's pipes to spawning it, so no other child of these tests
-    /// inherits a pipe in the moment before it is marked close-on-exec.
-    private static let spawnLock = NSLock()
+/// One `datasync` process: its output collected as it comes, signals, and its exit. A thin layer
+/// over DataSyncTestSupport's `ChildProcess` (posix_spawn, not Foundation's `Process`).
+final class CLIProcess: Sendable {
+    private let child: ChildProcess
 
     init(_ arguments: [String], environment: [String: String], stdin: String? = nil) throws {
-        Self.ignoreBrokenPipes
-        let executable = try CLIBinary.require().path
-        Self.spawnLock.lock()
-        var locked = true
-        defer { if locked { Self.spawnLock.unlock() } }
-        let input = try Self.pipe()
-        let out = try Self.pipe()
-        let err = try Self.pipe()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, out.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        #if canImport(Darwin)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
-        #endif
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var child = pid_t()
-        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        Self.spawnLock.unlock()
-        locked = false
-        close(input.read)
-        close(out.write)
-        close(err.write)
-        guard spawned == 0 else {
-            close(input.write)
-            close(out.read)
-            close(err.read)
-            throw HarnessFailure("cannot start \(executable): error \(spawned)")
-        }
-        pid = child
-        read(out.read, errors: false)
-        read(err.read, errors: true)
-        if let stdin {
-            var bytes = Array(stdin.utf8)[...]
-            while !bytes.isEmpty {
-                let written = bytes.withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
-                if written <= 0 { break }
-                bytes = bytes.dropFirst(written)
-            }
-        }
-        close(input.write)
+        child = try ChildProcess(
+            executable: try CLIBinary.require().path, arguments: arguments, environment: environment,
+            stdin: stdin.map { Array($0.utf8) })
     }
 
-    /// A pipe whose two ends are closed on exec.
-    private static func pipe() throws -> (read: Int32, write: Int32) {
-        var descriptors: [Int32] = [0, 0]
-        #if canImport(Glibc)
-            let made = Glibc.pipe(&descriptors)
-        #else
-            let made = Darwin.pipe(&descriptors)
-        #endif
-        guard made == 0 else { throw HarnessFailure("pipe failed: \(errno)") }
-        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        return (descriptors[0], descriptors[1])
-    }
-
-    private func read(_ descriptor: Int32, errors isErrorStream: Bool) {
-        readers.enter()
-        // A thread of its own per pipe: blocking reads must not hold the shared dispatch pool,
-        // which many concurrent tests (and long-running `watch` processes) would exhaust.
-        let thread = Thread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { raw in
-                    #if canImport(Glibc)
-                        Glibc.read(descriptor, raw.baseAddress, raw.count)
-                    #else
-                        Darwin.read(descriptor, raw.baseAddress, raw.count)
-                    #endif
-                }
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-                let chunk = Data(buffer[0..<count])
-                lock.withLock {
-                    if isErrorStream { errors.append(chunk) } else { output.append(chunk) }
-                }
-            }
-            close(descriptor)
-            readers.leave()
-        }
-        thread.start()
-    }
-
-    var stdout: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
-    var stderr: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
-    var processIdentifier: Int32 { pid }
-
-    /// Whether the process still runs; reaps it (once) when it has exited.
-    var isRunning: Bool {
-        lock.withLock {
-            if exitStatus != nil { return false }
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            guard reaped == pid else { return reaped == 0 }
-            // Exited: the code; killed by a signal: 128 + the signal, as a shell reports it.
-            let signal = status & 0x7f
-            exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-            return false
-        }
-    }
-
-    /// The exit status once the process has exited.
-    var terminationStatus: Int32 { lock.withLock { exitStatus ?? -1 } }
+    var stdout: String { child.standardOutput }
+    var stderr: String { child.standardError }
+    var processIdentifier: Int32 { child.processIdentifier }
+    var isRunning: Bool { child.isRunning }
+    var terminationStatus: Int32 { child.terminationStatus }
 
     /// Sends a signal (SIGINT is what Ctrl-C sends).
-    func send(_ signal: Int32) {
-        guard isRunning else { return }
-        kill(pid, signal)
-    }
+    func send(_ signal: Int32) { child.send(signal) }
 
     /// Waits until `condition` holds for (stdout, stderr), polling; fails the test on timeout.
     @discardableResult
     func waitFor(
-        _ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
-        _ condition: (String, String) -> Bool
+        _ what: String, timeout: Duration = .seconds(20), _ condition: (String, String) -> Bool
     ) async throws -> (stdout: String, stderr: String) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            let (out, err) = (stdout, stderr)
-            if condition(out, err) { return (out, err) }
-            if !isRunning {
-                // One last look: the output may have arrived with the exit.
-                try await Task.sleep(for: .milliseconds(50))
-                let (out, err) = (stdout, stderr)
-                if condition(out, err) { return (out, err) }
-                throw HarnessFailure("the process exited (\(terminationStatus)) before \(what)\n\(out)\n\(err)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw HarnessFailure("timed out waiting for \(what)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)")
+        try await child.waitFor(what, timeout: timeout, condition)
     }
 
     /// Waits for the exit (bounded; the process is killed past it) and returns what it printed.
     func finish(timeout: Duration = .seconds(30)) async throws -> CLIResult {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while isRunning {
-            if clock.now >= deadline {
-                send(SIGKILL)
-                throw HarnessFailure("the process did not exit within \(timeout)\n\(stdout)\n\(stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        // The readers end at end of file, once the process closed its pipes.
-        while readers.wait(timeout: .now()) == .timedOut {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return CLIResult(status: terminationStatus, stdout: stdout, stderr: stderr)
-    }
-
-    deinit {
-        if isRunning {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
+        let result = try await child.finish(timeout: timeout)
+        return CLIResult(status: result.status, stdout: result.standardOutput, stderr: result.standardError)
     }
 }
 

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 
 /// Where the documents, the built modules and the compiler are.
@@ -114,20 +115,15 @@ enum Compiler {
 
     /// Runs a command found on `PATH` in `directory`, with standard output and error together.
     static func run(_ arguments: [String], in directory: URL) -> CompilerResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        guard let command = arguments.first else { return CompilerResult(status: -1, output: "no command") }
         do {
-            try process.run()
+            let result = try ChildProcess(
+                executable: command, arguments: Array(arguments.dropFirst()), workingDirectory: directory.path,
+                mergingStandardError: true
+            ).finishBlocking()
+            return CompilerResult(status: result.status, output: result.standardOutput)
         } catch {
             return CompilerResult(status: -1, output: "could not run \(arguments.joined(separator: " ")): \(error)")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CompilerResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 }

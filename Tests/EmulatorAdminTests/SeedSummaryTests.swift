@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -77,20 +78,11 @@ struct SeedSummaryTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let seedFile = directory.appendingPathComponent("seed.json")
         try Data(try Self.seed.jsonBytes()).write(to: seedFile)
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--seed", seedFile.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
-            }
-        }
-        let lines = try await Self.readBanner(output.fileHandleForReading)
+        let binary = try #require(Self.binary)
+        let process = try ChildProcess(executable: binary.path, arguments: ["--seed", seedFile.path])
+        defer { process.send(SIGTERM) }
+        let (banner, _) = try await process.waitFor("the banner") { out, _ in out.contains("Press Ctrl-C to stop.") }
+        let lines = banner.components(separatedBy: "\n")
         let seedLine = lines.first { $0.hasPrefix("seed: ") }
         #expect(seedLine?.hasPrefix("seed: created 6 objects in keyset demo (2 users") == true, "\(lines)")
         let origin = try #require(lines.first { $0.hasPrefix("origin: ") }?.dropFirst("origin: ".count))
@@ -101,25 +93,5 @@ struct SeedSummaryTests {
         let port = try #require(URL(string: String(origin))?.port.flatMap { UInt16(exactly: $0) })
         let reply = try await http(port, "GET", "/v1/datasync/subkeys/demo/users?limit=5")
         #expect(reply.json?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["alice", "bob"])
-    }
-
-    /// Lines of standard output up to "Press Ctrl-C to stop.", read on a thread of their own.
-    static func readBanner(_ handle: FileHandle) async throws -> [String] {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                var text = ""
-                while !text.contains("Press Ctrl-C to stop.") {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    text += String(decoding: data, as: UTF8.self)
-                }
-                if text.contains("Press Ctrl-C to stop.") {
-                    continuation.resume(returning: text.components(separatedBy: "\n"))
-                } else {
-                    continuation.resume(throwing: SocketFailure(description: "the emulator stopped: \(text)"))
-                }
-            }
-            thread.start()
-        }
     }
 }

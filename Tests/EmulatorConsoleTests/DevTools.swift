@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 
@@ -248,8 +249,10 @@ struct Chromium {
         return nil
     }
 
-    let process: Process
+    let process: ChildProcess
     let profile: URL
+    /// Where the browser's output is written when it stops.
+    let log: URL
     /// The DevTools port.
     let port: UInt16
 
@@ -260,19 +263,14 @@ struct Chromium {
         }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("console-chromium-\(UUID())")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = try FileHandle(forWritingTo: log)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        let arguments = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)",
             "--window-size=1280,900", "about:blank",
         ]
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        // posix_spawn through ChildProcess: Foundation's Process.run() can crash on this toolchain.
+        let process = try ChildProcess(executable: executable, arguments: arguments, mergingStandardError: true)
         // Chromium writes the port it chose, then the browser target's path.
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         let deadline = ContinuousClock.now + .seconds(30)
@@ -280,21 +278,23 @@ struct Chromium {
             if let text = try? String(contentsOf: portFile, encoding: .utf8),
                 let port = text.split(separator: "\n").first.flatMap({ UInt16($0) })
             {
-                return Chromium(process: process, profile: profile, port: port)
+                return Chromium(process: process, profile: profile, log: log, port: port)
             }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        if process.isRunning { process.terminate() }
-        let tail = (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(2_000)) } ?? ""
+        process.send(SIGTERM)
+        let tail = String(process.standardOutput.suffix(2_000))
+        try? Data(process.standardOutput.utf8).write(to: log)
         throw BrowserFailure(description: "Chromium did not open DevTools within 30 s; its output ends: \(tail)")
     }
 
     /// Stops the browser (SIGTERM to the process this test started) and removes its profile.
     func stop() async {
-        let process = self.process
-        if process.isRunning { process.terminate() }
-        _ = try? await offThread { process.waitUntilExit() }
+        process.send(SIGTERM)
+        if let result = try? await process.finish(timeout: .seconds(20)) {
+            try? Data(result.standardOutput.utf8).write(to: log)
+        }
         try? FileManager.default.removeItem(at: profile)
     }
 }

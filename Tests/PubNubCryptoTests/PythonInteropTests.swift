@@ -121,7 +121,7 @@ struct PythonInteropTests {
     @Test(
         "The Python SDK decrypts every ciphertext Swift produced",
         .enabled(if: ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].map { !$0.isEmpty } ?? false))
-    func pythonDecryptsSwiftCiphertexts() throws {
+    func pythonDecryptsSwiftCiphertexts() async throws {
         let python = try #require(ProcessInfo.processInfo.environment["PUBNUB_PYTHON"])
         let document = InteropDocument(
             description: "Ciphertexts produced by PubNubCrypto for the Python SDK to decrypt", sdk: "PubNubCrypto",
@@ -131,16 +131,11 @@ struct PythonInteropTests {
         try JSONEncoder().encode(document).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.script.path, "verify", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "Python disagrees:\n\(report)")
+        let result = try await ChildProcess(
+            executable: python, arguments: [Self.script.path, "verify", file.path], mergingStandardError: true
+        ).finish()
+        let report = result.standardOutput
+        #expect(result.status == 0, "Python disagrees:\n\(report)")
         #expect(report.contains("\(document.cases.count) of \(document.cases.count) Swift ciphertexts"), "\(report)")
     }
 }

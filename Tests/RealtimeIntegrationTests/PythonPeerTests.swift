@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import Messaging
@@ -10,76 +11,43 @@ let realtimeInteropScript = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/realtime_interop.py")
 
 /// `Tests/Interop/realtime_interop.py` run by the interpreter `PUBNUB_PYTHON` names: its stdout
-/// lines are collected, and a test can wait (without sleeping) for a line to appear or the
-/// process to end.
+/// lines are collected, and a test can wait for a line to appear or the process to end (polled:
+/// the peer runs in real time). Spawned through `ChildProcess`, not Foundation's `Process`.
 final class PythonPeer: Sendable {
-    private struct State {
-        var buffer: [UInt8] = []
-        var lines: [String] = []
-        var ended = false
-        var waiters: [(condition: @Sendable ([String], Bool) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
-            []
-    }
-
-    private let state = Locked(State())
-    private let process = Process()
+    private let child: ChildProcess
 
     init(python: String, arguments: [String]) throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [realtimeInteropScript.path] + arguments
-        process.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { [state] handle in
-            let data = handle.availableData
-            let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                if data.isEmpty {
-                    state.ended = true
-                } else {
-                    state.buffer += data
-                    while let newline = state.buffer.firstIndex(of: 0x0A) {
-                        state.lines.append(String(decoding: state.buffer[..<newline], as: UTF8.self))
-                        state.buffer.removeSubrange(...newline)
-                    }
-                }
-                return Self.takeDue(&state)
-            }
-            if data.isEmpty { handle.readabilityHandler = nil }
-            for continuation in due { continuation.resume() }
-        }
-        try process.run()
+        child = try ChildProcess(executable: python, arguments: [realtimeInteropScript.path] + arguments)
     }
 
-    private static func takeDue(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let lines = state.lines
-        let ended = state.ended
-        let due = state.waiters.filter { $0.condition(lines, ended) }.map(\.continuation)
-        state.waiters.removeAll { $0.condition(lines, ended) }
-        return due
+    /// The complete lines the peer printed so far.
+    var lines: [String] {
+        let text = child.standardOutput
+        var complete = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        complete.removeLast()  // the text after the last newline is not a line yet
+        return complete
     }
 
-    var lines: [String] { state.withLock { $0.lines } }
-
-    /// Waits until `condition` holds for the lines so far and whether the output ended.
+    /// Waits until `condition` holds for the lines so far and whether the peer exited, polling
+    /// (the peer runs in real time; the suite's time limit bounds the wait).
     func wait(until condition: @escaping @Sendable ([String], Bool) -> Bool) async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if condition(state.lines, state.ended) { return true }
-                state.waiters.append((condition, continuation))
-                return false
+        while true {
+            if !child.isRunning {
+                _ = try? await child.finish(timeout: .seconds(5))  // every line read
+                return
             }
-            if ready { continuation.resume() }
+            if condition(lines, false) { return }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
-    /// Waits for the output to end and the process to exit; returns its status.
+    /// Waits for the peer to exit and its output to end; returns its status.
     func finish() async -> Int32 {
-        await wait { _, ended in ended }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? await child.finish(timeout: .seconds(50)))?.status ?? -1
     }
 
     func kill() {
-        if process.isRunning { process.terminate() }
+        child.send(SIGTERM)
     }
 
     /// The JSON objects among the lines.
