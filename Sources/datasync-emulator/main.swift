@@ -1,6 +1,7 @@
 // datasync-emulator: serves the DataSync REST API locally. See Documentation/Emulator.md.
 import DataSyncEmulator
 import Dispatch
+import EmulatorHTTP
 import Foundation
 import JSONCore
 
@@ -41,9 +42,16 @@ let usage = """
     --access-control is passed (every keyset; the default secret key is demo-secret).
     """
 
-/// Writes one line to standard output at once (no stdio buffering, so piped logs are live).
+// A reader that closes its end of our output (`datasync-emulator | head -1`) must not kill us:
+// writes to a closed pipe or socket fail with EPIPE instead of raising SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+/// Standard output, written by a thread of its own: logging never blocks a request, and when the
+/// reader stops reading (or closes the pipe) lines are dropped and counted (Emulator.md, "Limits").
+nonisolated let output = LineWriter(fileDescriptor: STDOUT_FILENO)
+
+/// Queues one line for standard output and returns at once.
 func log(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    output.write(line)
 }
 
 func fail(_ message: String) -> Never {
@@ -101,6 +109,7 @@ func parseOptions(_ arguments: [String]) -> Options {
             options.presenceInterval = seconds
         case "--help", "-h":
             log(usage)
+            output.flush(timeout: .seconds(2))
             exit(0)
         default: fail("unknown option \(argument)\n\(usage)")
         }
@@ -197,4 +206,5 @@ for await number in signals {
 await emulator.stop()
 for source in sources { source.cancel() }
 log("stopped")
+output.flush(timeout: .seconds(2))
 exit(0)
