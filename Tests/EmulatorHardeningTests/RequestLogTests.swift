@@ -91,6 +91,36 @@ struct RequestLogTests {
         try await emulator.stopped()
     }
 
+    @Test("no log line holds an auth token, a signature or a revoked token; they read REDACTED")
+    func secretsAreRedacted() async throws {
+        let lines = Locked<[String]>([])
+        let emulator = try Emulator()
+        let url = try await emulator.start(requestLog: { line in lines.withLock { $0.append(line) } })
+        defer { Task { await emulator.stop() } }
+        let port = try #require(url.port.map(UInt16.init))
+        let targets = [
+            "/time/0?auth=SECRET-ONE&uuid=me",
+            "/time/0?uuid=me&signature=v2.SECRET-TWO&timestamp=1",
+            "/time/0?%61uth=SECRET-THREE",
+            "/time/0?AUTH=SECRET-FOUR&Signature=SECRET-FIVE",
+            dataSyncPath("users?auth=SECRET-SIX"),
+        ]
+        try await onThread {
+            let connection = try WireConnection(port: port)
+            for target in targets { _ = try connection.request("GET", target) }
+            _ = try connection.request("DELETE", "/v3/pam/demo/grant/SECRET-SEVEN-TOKEN?uuid=me")
+        }
+        await emulator.stop()
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == targets.count + 1)
+        for line in logged {
+            #expect(!line.contains("SECRET"), "leaked: \(line)")
+        }
+        #expect(logged.first?.hasPrefix("GET /time/0?auth=REDACTED&uuid=me -> 200") == true)
+        #expect(logged.contains { $0.hasPrefix("DELETE /v3/pam/demo/grant/REDACTED?uuid=me -> ") })
+        #expect(logged.contains { $0.contains("signature=REDACTED&timestamp=1") })
+    }
+
     @Test("the line writer drops and counts lines instead of blocking, and reports the gap")
     func lineWriterDropsWhenFull() async throws {
         let observed = try await onThread { () throws -> (Double, Int, Bool, String) in
