@@ -25,7 +25,10 @@ extension Emulator {
         if let running = server { return running.url }
         let handler: any ServerHandler =
             requestLog.map { LoggingHandler(inner: self.handler, log: $0) } ?? self.handler
-        let server = HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), handler: handler)
+        var configuration = HTTPServer.Configuration(host: host, port: port)
+        configuration.maximumConnections = serverLimits.maximumConnections
+        configuration.maximumBufferedRequestBytes = serverLimits.maximumBufferedRequestBytes
+        let server = HTTPServer(configuration: configuration, handler: handler)
         do {
             try await server.start()
         } catch {
@@ -80,6 +83,23 @@ struct LoggingHandler: ServerHandler {
         let target = RequestLogRedaction.redact(target: request.target)
         log("\(request.method) \(target) -> \(response.status) (\(String(format: "%.1f", milliseconds)) ms)")
         return response
+    }
+}
+
+/// The limits of the HTTP server ``Emulator/start(host:port:requestLog:)`` runs (module
+/// `EmulatorHTTP`'s `HTTPServer.Configuration` has the details).
+public struct EmulatorServerLimits: Sendable, Hashable {
+    /// The most connections open at once. At the limit a new connection closes the one idle
+    /// longest, or, when none is idle, is answered `503` with `Retry-After: 1` at once. Default 4,096.
+    public var maximumConnections: Int
+    /// The most request bytes buffered across all connections at once (a body counts at its
+    /// declared length); a request over it is answered `503` with `Retry-After: 1`. Default 256 MiB.
+    public var maximumBufferedRequestBytes: Int
+
+    /// Creates limits; the defaults are the HTTP server's.
+    public init(maximumConnections: Int = 4096, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024) {
+        self.maximumConnections = maximumConnections
+        self.maximumBufferedRequestBytes = maximumBufferedRequestBytes
     }
 }
 

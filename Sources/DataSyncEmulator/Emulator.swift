@@ -24,6 +24,9 @@ public struct EmulatorConfiguration: Sendable {
     public var clock: EmulatorClock?
     /// Keysets, buffers, long-poll and presence settings of the publish/subscribe services.
     public var pubSub: PubSubConfiguration
+    /// The connection and buffered-bytes limits of the HTTP server ``Emulator/start(host:port:requestLog:)``
+    /// runs (Documentation/Emulator.md, "Limits").
+    public var serverLimits = EmulatorServerLimits()
 
     /// Creates a configuration.
     public init(
@@ -81,6 +84,8 @@ public actor Emulator {
     nonisolated let router: EmulatorRouter
     /// The HTTP server while ``start(host:port:requestLog:)`` is in effect.
     var server: RunningServer?
+    /// The limits of that server (``EmulatorConfiguration/serverLimits``).
+    nonisolated let serverLimits: EmulatorServerLimits
 
     /// Creates an emulator: defines the configured classes, loads the state file if there is
     /// one, otherwise applies the seed.
@@ -98,6 +103,7 @@ public actor Emulator {
         case (nil, nil): clock = .system()
         }
         self.clock = clock
+        serverLimits = configuration.serverLimits
         let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
         self.bus = bus
         // DataSync never calls the bus: the bridge subscribes to its change feed, one write at a

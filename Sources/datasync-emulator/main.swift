@@ -29,6 +29,7 @@ struct Options {
     var catchUpBuffer = PubSubConfiguration().catchUpBufferSize
     var announceMax = PubSubConfiguration().presenceAnnounceMax
     var presenceInterval = PubSubConfiguration().presenceInterval
+    var serverLimits = EmulatorServerLimits()
 }
 
 let usage = """
@@ -37,6 +38,7 @@ let usage = """
                              [--publish-key K] [--subscribe-key K] [--secret-key K]
                              [--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
                              [--presence-announce-max N] [--presence-interval SECONDS]
+                             [--max-connections N] [--max-buffered-request-bytes N]
 
     Access control is off unless --secret-key is given (it then covers the main keyset) or
     --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -107,6 +109,14 @@ func parseOptions(_ arguments: [String]) -> Options {
                 fail("--presence-interval takes a positive number of seconds")
             }
             options.presenceInterval = seconds
+        case "--max-connections":
+            guard let limit = Int(value(argument)), limit >= 1 else { fail("--max-connections takes a positive number") }
+            options.serverLimits.maximumConnections = limit
+        case "--max-buffered-request-bytes":
+            guard let limit = Int(value(argument)), limit >= 1 else {
+                fail("--max-buffered-request-bytes takes a positive number")
+            }
+            options.serverLimits.maximumBufferedRequestBytes = limit
         case "--help", "-h":
             log(usage)
             output.flush(timeout: .seconds(2))
@@ -128,7 +138,7 @@ func readJSON(_ path: String, what: String) -> JSONValue {
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
-let configuration = EmulatorConfiguration(
+var configuration = EmulatorConfiguration(
     filterFastConditionLimit: options.filterFastLimit,
     classes: options.classesFile.map { readJSON($0, what: "classes") },
     seed: options.seedFile.map { readJSON($0, what: "seed") },
@@ -146,6 +156,7 @@ let configuration = EmulatorConfiguration(
             },
         catchUpBufferSize: options.catchUpBuffer, presenceAnnounceMax: options.announceMax,
         presenceInterval: options.presenceInterval))
+configuration.serverLimits = options.serverLimits
 let emulator: Emulator
 do {
     emulator = try Emulator(configuration: configuration)
