@@ -21,23 +21,26 @@ struct SortSnapshot {
 /// All state of one subscribe key: its classes, objects and the indexes that keep listing,
 /// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
 ///
+/// Ids are keys compared by their Unicode scalars (``ExactString``), never by Swift's canonical
+/// equivalence: `"\u{212B}"` and `"\u{00C5}"` are two objects.
+///
 /// A class rather than a struct so the engine can mutate a keyset in place through a reference
 /// it looked up once; it is confined to the engine (never shared across isolation domains).
 final class Keyset {
     let subscribeKey: String
     var registry: ClassRegistry
-    private(set) var entities: [String: ObjectBox] = [:]
-    private(set) var relationships: [String: ObjectBox] = [:]
+    private(set) var entities: [ExactString: ObjectBox] = [:]
+    private(set) var relationships: [ExactString: ObjectBox] = [:]
     /// Objects by exact class, per id space: a class's family is the union of its members'.
-    private(set) var entityMembers: [ClassKey: [String: ObjectBox]] = [:]
-    private(set) var relationshipMembers: [ClassKey: [String: ObjectBox]] = [:]
+    private(set) var entityMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
+    private(set) var relationshipMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
     /// The same ids per class in ascending order, for pages in the default (`id`) order.
     private(set) var entityOrder: [ClassKey: SortedIds] = [:]
     private(set) var relationshipOrder: [ClassKey: SortedIds] = [:]
     /// Entity id → ids of the memberships and relationships that name it on either side.
-    private(set) var links: [String: Set<String>] = [:]
+    private(set) var links: [ExactString: Set<ExactString>] = [:]
     /// "channelId NUL userId" → membership id: one membership per pair.
-    private(set) var membershipPairs: [String: String] = [:]
+    private(set) var membershipPairs: [ExactString: String] = [:]
     /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
     private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
     private(set) var nextExpiry: Int64?
@@ -57,11 +60,11 @@ final class Keyset {
     func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
 
     func box(_ space: ClassKind, _ id: String) -> ObjectBox? {
-        space == .entity ? entities[id] : relationships[id]
+        space == .entity ? entities[ExactString(id)] : relationships[ExactString(id)]
     }
 
     /// The objects of exactly class `key`, by id.
-    func members(_ space: ClassKind, ofClass key: ClassKey) -> [String: ObjectBox] {
+    func members(_ space: ClassKind, ofClass key: ClassKey) -> [ExactString: ObjectBox] {
         (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
     }
 
@@ -80,34 +83,43 @@ final class Keyset {
         space == .entity ? entityOrder[key] : relationshipOrder[key]
     }
 
-    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] { Array(members(space, ofClass: key).keys) }
+    /// The ids of exactly class `key`, in ascending UTF-8 byte order.
+    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] {
+        members(space, ofClass: key).keys.map(\.text).sorted(by: SortedIds.less)
+    }
 
     func count(_ space: ClassKind, ofClass key: ClassKey) -> Int { members(space, ofClass: key).count }
 
-    static func pairKey(channelId: String, userId: String) -> String { channelId + "\u{0}" + userId }
+    static func pairKey(channelId: String, userId: String) -> ExactString {
+        ExactString(channelId + "\u{0}" + userId)
+    }
 
     func membershipId(channelId: String, userId: String) -> String? {
         membershipPairs[Self.pairKey(channelId: channelId, userId: userId)]
     }
 
-    func linkedRelationshipIds(of entityId: String) -> Set<String> { links[entityId] ?? [] }
+    /// The ids of the memberships and relationships naming `entityId`, in ascending UTF-8 byte order.
+    func linkedRelationshipIds(of entityId: String) -> [String] {
+        (links[ExactString(entityId)] ?? []).map(\.text).sorted(by: SortedIds.less)
+    }
 
     /// Adds a new object (its id must be free in its space).
     func insert(_ object: StoredObject) {
         let space = object.kind.space
+        let key = ExactString(object.id)
         let box = ObjectBox(object)
         touch(space, object.classKey)
         switch space {
         case .entity:
-            entities[object.id] = box
-            entityMembers[object.classKey, default: [:]][object.id] = box
+            entities[key] = box
+            entityMembers[object.classKey, default: [:]][key] = box
             entityOrder[object.classKey, default: SortedIds()].insert(object.id)
         case .relationship:
-            relationships[object.id] = box
-            relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationships[key] = box
+            relationshipMembers[object.classKey, default: [:]][key] = box
             relationshipOrder[object.classKey, default: SortedIds()].insert(object.id)
-            if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
-            if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
+            if let sideA = object.sideA { links[ExactString(sideA), default: []].insert(key) }
+            if let sideB = object.sideB { links[ExactString(sideB), default: []].insert(key) }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
                 membershipPairs[Self.pairKey(channelId: channelId, userId: userId)] = object.id
             }
@@ -118,40 +130,43 @@ final class Keyset {
 
     /// Replaces an existing object's mutable state (class, sides, expiry never change).
     func update(_ object: StoredObject) {
+        let key = ExactString(object.id)
         let box = ObjectBox(object)
         touch(object.kind.space, object.classKey)
         switch object.kind.space {
         case .entity:
-            entities[object.id] = box
-            entityMembers[object.classKey, default: [:]][object.id] = box
+            entities[key] = box
+            entityMembers[object.classKey, default: [:]][key] = box
         case .relationship:
-            relationships[object.id] = box
-            relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationships[key] = box
+            relationshipMembers[object.classKey, default: [:]][key] = box
         }
     }
 
     /// Removes an object and its index entries; returns it.
     @discardableResult
     func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
+        let key = ExactString(id)
         switch space {
         case .entity:
-            guard let object = entities.removeValue(forKey: id)?.object else { return nil }
+            guard let object = entities.removeValue(forKey: key)?.object else { return nil }
             touch(.entity, object.classKey)
-            entityMembers[object.classKey]?[id] = nil
+            entityMembers[object.classKey]?[key] = nil
             entityOrder[object.classKey]?.remove(id)
             return object
         case .relationship:
-            guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
+            guard let object = relationships.removeValue(forKey: key)?.object else { return nil }
             touch(.relationship, object.classKey)
-            relationshipMembers[object.classKey]?[id] = nil
+            relationshipMembers[object.classKey]?[key] = nil
             relationshipOrder[object.classKey]?.remove(id)
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
-                links[side]?.remove(id)
-                if links[side]?.isEmpty == true { links[side] = nil }
+                let sideKey = ExactString(side)
+                links[sideKey]?.remove(key)
+                if links[sideKey]?.isEmpty == true { links[sideKey] = nil }
             }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
-                let key = Self.pairKey(channelId: channelId, userId: userId)
-                if membershipPairs[key] == id { membershipPairs[key] = nil }
+                let pair = Self.pairKey(channelId: channelId, userId: userId)
+                if membershipPairs[pair]?.isExactly(id) == true { membershipPairs[pair] = nil }
             }
             return object
         }
