@@ -27,6 +27,10 @@ public struct EmulatorConfiguration: Sendable {
     /// The connection and buffered-bytes limits of the HTTP server ``Emulator/start(host:port:requestLog:)``
     /// runs (Documentation/Emulator.md, "Limits").
     public var serverLimits = EmulatorServerLimits()
+    /// How saves reach the state file (a journal by default; the whole file, to measure the old way).
+    package var stateFileWrites = StateFileWrites.journal
+    /// Storage failures to inject, for tests of failed saves.
+    var storageFaults: StorageFaults?
 
     /// Creates a configuration.
     public init(

@@ -18,6 +18,8 @@ final class Engine {
     var cursorKey: [UInt8]
     /// Set by every committed change; the owner persists and clears it.
     var dirty = false
+    /// What changed since the last save, and the open transaction's undo records (`Store/ChangeLog.swift`).
+    let changes = ChangeLog()
 
     init(filterFastConditionLimit: Int, clock: EmulatorClock) {
         self.filterFastConditionLimit = filterFastConditionLimit
@@ -34,7 +36,7 @@ final class Engine {
         if let existing = keysets[subscribeKey] { return existing }
         var registry = ClassRegistry()
         for definition in classTemplate { registry.store(definition) }
-        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry)
+        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry, changes: changes)
         keysets[subscribeKey] = keyset
         return keyset
     }
