@@ -82,7 +82,7 @@ let package = Package(
 
         // Executables
         .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
-        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
+        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
@@ -168,6 +168,7 @@ let package = Package(
             ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(name: "EmulatorHardeningTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncRealtimeIntegrationTests",

@@ -14,7 +14,9 @@ extension Emulator {
     ///   - host: the address to listen on: an IPv4 or IPv6 literal, or `localhost`.
     ///   - port: the port to listen on; 0 lets the system choose a free one.
     ///   - requestLog: called with one line per answered request
-    ///     (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log.
+    ///     (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log. Secrets are redacted from the line
+    ///     (see ``RequestLogRedaction``). It is called in the request's handler task, so it must
+    ///     not block: hand the line to a `LineWriter` (module `EmulatorHTTP`), which never waits.
     /// - Throws: ``EmulatorError`` with ``EmulatorError/Code-swift.struct/serverStart`` when the
     ///   address cannot be bound.
     public func start(
@@ -25,7 +27,10 @@ extension Emulator {
         admin.access.serving(onHost: host)
         let handler: any ServerHandler =
             requestLog.map { LoggingHandler(inner: self.handler, log: $0) } ?? self.handler
-        let server = HTTPServer(configuration: HTTPServer.Configuration(host: host, port: port), handler: handler)
+        var configuration = HTTPServer.Configuration(host: host, port: port)
+        configuration.maximumConnections = serverLimits.maximumConnections
+        configuration.maximumBufferedRequestBytes = serverLimits.maximumBufferedRequestBytes
+        let server = HTTPServer(configuration: configuration, handler: handler)
         do {
             try await server.start()
         } catch {
@@ -77,7 +82,70 @@ struct LoggingHandler: ServerHandler {
         let response = await inner.handle(request)
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        log("\(request.method) \(request.target) -> \(response.status) (\(String(format: "%.1f", milliseconds)) ms)")
+        let target = RequestLogRedaction.redact(target: request.target)
+        log("\(request.method) \(target) -> \(response.status) (\(String(format: "%.1f", milliseconds)) ms)")
         return response
+    }
+}
+
+/// The limits of the HTTP server ``Emulator/start(host:port:requestLog:)`` runs (module
+/// `EmulatorHTTP`'s `HTTPServer.Configuration` has the details).
+public struct EmulatorServerLimits: Sendable, Hashable {
+    /// The most connections open at once. At the limit a new connection closes the one idle
+    /// longest, or, when none is idle, is answered `503` with `Retry-After: 1` at once. Default 4,096.
+    public var maximumConnections: Int
+    /// The most request bytes buffered across all connections at once (a body counts at its
+    /// declared length); a request over it is answered `503` with `Retry-After: 1`. Default 256 MiB.
+    public var maximumBufferedRequestBytes: Int
+
+    /// Creates limits; the defaults are the HTTP server's.
+    public init(maximumConnections: Int = 4096, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024) {
+        self.maximumConnections = maximumConnections
+        self.maximumBufferedRequestBytes = maximumBufferedRequestBytes
+    }
+}
+
+/// What the request log hides: the values of the query parameters `auth` and `signature` (the
+/// ones the SDK's `LoggingMiddleware` hides, matched after percent-decoding and without regard to
+/// case, so `%61uth` and `AUTH` are hidden too) and the token in an Access Manager revoke path
+/// (`/v3/pam/{sub}/grant/{token}`), each replaced by `REDACTED`.
+public enum RequestLogRedaction {
+    /// The text that replaces a secret.
+    public static let redacted = "REDACTED"
+    /// Query parameter names whose values are secrets (compared after decoding, ignoring case).
+    public static let secretQueryNames: Set<String> = ["auth", "signature"]
+
+    /// `target` (a raw, percent-encoded request target) with its secrets replaced.
+    public static func redact(target: String) -> String {
+        var path = Substring(target)
+        var query: Substring?
+        if let mark = target.firstIndex(of: "?") {
+            path = target[..<mark]
+            query = target[target.index(after: mark)...]
+        }
+        var result = redact(path: path)
+        if let query {
+            let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+                guard let equals = part.firstIndex(of: "=") else { return String(part) }
+                let name = part[..<equals]
+                let decoded = PercentDecoding.decode(name) ?? String(name)
+                guard secretQueryNames.contains(decoded.lowercased()) else { return String(part) }
+                return name + "=" + redacted
+            }
+            result += "?" + parts.joined(separator: "&")
+        }
+        return result
+    }
+
+    private static func redact(path: Substring) -> String {
+        // /v3/pam/{sub}/grant/{token}: segments "", "v3", "pam", sub, "grant", token
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 6, segments[1] == "v3", segments[2] == "pam", segments[4] == "grant" else {
+            return String(path)
+        }
+        var kept = segments.prefix(5).map(String.init)
+        kept.append(redacted)
+        kept += segments.dropFirst(6).map(String.init)
+        return kept.joined(separator: "/")
     }
 }

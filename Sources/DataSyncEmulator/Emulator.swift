@@ -26,6 +26,13 @@ public struct EmulatorConfiguration: Sendable {
     public var pubSub: PubSubConfiguration
     /// The admin routes and the web console under ``Emulator/adminPathPrefix``.
     public var admin: AdminConfiguration
+    /// The connection and buffered-bytes limits of the HTTP server ``Emulator/start(host:port:requestLog:)``
+    /// runs (Documentation/Emulator.md, "Limits").
+    public var serverLimits = EmulatorServerLimits()
+    /// How saves reach the state file (a journal by default; the whole file, to measure the old way).
+    package var stateFileWrites = StateFileWrites.journal
+    /// Storage failures to inject, for tests of failed saves.
+    var storageFaults: StorageFaults?
 
     /// Creates a configuration.
     public init(
@@ -89,6 +96,8 @@ public actor Emulator {
     public nonisolated let seedSummary: SeedSummary?
     /// The HTTP server while ``start(host:port:requestLog:)`` is in effect.
     var server: RunningServer?
+    /// The limits of that server (``EmulatorConfiguration/serverLimits``).
+    nonisolated let serverLimits: EmulatorServerLimits
 
     /// Creates an emulator: defines the configured classes, loads the state file if there is
     /// one, otherwise applies the seed.
@@ -106,6 +115,7 @@ public actor Emulator {
         case (nil, nil): clock = .system()
         }
         self.clock = clock
+        serverLimits = configuration.serverLimits
         let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
         self.bus = bus
         // DataSync never calls the bus: the bridge subscribes to its change feed, one write at a

@@ -39,6 +39,14 @@ final class Connection {
     var phaseClock: UInt64
     /// When the first byte of the request being read arrived, if one has.
     var requestStarted: UInt64?
+    /// Request bytes this connection holds as counted in the loop's total (input buffer plus the
+    /// body being received, or the body length its head declared, whichever is larger).
+    var accountedBytes = 0
+    /// The `Content-Length` of the body being received, reserved in the total from its head on.
+    var declaredBodyBytes = 0
+    /// A connection accepted over the connection limit only to be answered `503` and closed; it
+    /// does not count toward the limit.
+    var isRefusal = false
 
     init(id: UInt64, fd: Int32, limits: RequestParser.Limits, now: UInt64) {
         self.id = id
@@ -48,6 +56,14 @@ final class Connection {
     }
 
     var hasUnreadInput: Bool { readIndex < input.count }
+    /// Between requests with nothing buffered in either direction: safe to close without
+    /// losing anything, so the first to go when the connection limit is reached.
+    var isIdle: Bool {
+        phase == .reading && !isRefusal && requestStarted == nil && !hasUnreadInput && !hasPendingOutput
+            && parser.isAtRequestStart
+    }
+    /// The request bytes to count for this connection now.
+    var bufferedRequestBytes: Int { input.count + max(declaredBodyBytes, parser.bodyBufferBytes) }
     var hasPendingOutput: Bool { outputIndex < output.count }
 
     /// Drops consumed input so the buffer holds only what is still needed.

@@ -36,6 +36,11 @@ final class EventLoop: @unchecked Sendable {
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
     /// Bytes buffered from a connection whose request is with the handler before reading pauses.
     private let handlingInputCap: Int
+    /// The most request bytes buffered across all connections (`maximumBufferedRequestBytes`).
+    private let bufferBudget: Int
+    /// How many connections accepted over the limit may be answering `503` at once; beyond that
+    /// a connection over the limit is closed without an answer.
+    private let maximumRefusals: Int
     private static let readHangUp = Poller.readHangUp
     private static let wakeToken: UInt64 = 0
     private static let listenerToken: UInt64 = 1
@@ -55,6 +60,14 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: Connection] = [:]
     private var liveTasks: [UInt64: Task<Void, Never>] = [:]
     private var nextID: UInt64 = 16
+    /// Request bytes buffered across all connections (each connection's `accountedBytes`).
+    private var bufferedBytes = 0
+    /// Connections in `connections` that are only being refused (they do not count toward the limit).
+    private var refusals = 0
+    /// Connections that became idle, oldest first, with the `phaseClock` they had then; an entry
+    /// is stale once its connection is gone, busy, or idle again since a later time.
+    private var idleQueue: [(id: UInt64, since: UInt64)] = []
+    private var idleHead = 0
     private var acceptPausedUntil: UInt64 = 0
     private var listenerRegistered = false
     /// No connection deadline falls before this (it may be earlier than the true earliest, never later).
@@ -93,6 +106,8 @@ final class EventLoop: @unchecked Sendable {
         self.requestNanoseconds = Self.nanoseconds(configuration.requestTimeout)
         self.sendNanoseconds = Self.nanoseconds(configuration.sendTimeout)
         self.handlingInputCap = configuration.maximumRequestLineBytes + configuration.maximumHeaderBytes
+        self.bufferBudget = configuration.maximumBufferedRequestBytes
+        self.maximumRefusals = max(16, configuration.maximumConnections / 16)
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
@@ -178,11 +193,12 @@ final class EventLoop: @unchecked Sendable {
         finish()
     }
 
-    /// Watches the listener only while there is room for another connection and accepting is not
-    /// paused after running out of descriptors.
+    /// Watches the listener unless accepting is paused after running out of descriptors with no
+    /// idle connection to give up. Connections over the limit are still accepted, to be answered
+    /// at once (see `acceptConnections`), never left waiting in the backlog.
     private func updateListenerRegistration(now: UInt64) {
         guard listener >= 0 else { return }
-        let wanted = connections.count < configuration.maximumConnections && now >= acceptPausedUntil
+        let wanted = now >= acceptPausedUntil
         guard wanted != listenerRegistered else { return }
         if wanted {
             poller.add(listener, token: Self.listenerToken, events: Int16(POLLIN))
@@ -198,9 +214,11 @@ final class EventLoop: @unchecked Sendable {
         case .reading:
             return connection.hasPendingOutput ? Int16(POLLIN | POLLOUT) : Int16(POLLIN)
         case .handling:
-            // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered.
+            // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered
+            // (on this connection, or across all of them).
             let buffered = connection.input.count - connection.readIndex
-            return buffered < handlingInputCap ? Int16(POLLIN) | Self.readHangUp : Self.readHangUp
+            return buffered < handlingInputCap && bufferedBytes < bufferBudget
+                ? Int16(POLLIN) | Self.readHangUp : Self.readHangUp
         case .writing:
             return Int16(POLLOUT)
         case .lingering:
@@ -211,6 +229,7 @@ final class EventLoop: @unchecked Sendable {
     /// Brings a connection's registration and the earliest deadline up to date after it changed.
     private func refresh(_ connection: Connection) {
         guard connections[connection.id] != nil else { return }
+        account(connection)
         let wanted = interest(of: connection)
         if wanted != connection.registeredEvents {
             poller.modify(connection.fd, token: connection.id, events: wanted)
@@ -293,13 +312,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func acceptConnections(now: UInt64) {
         var accepted = 0
-        while accepted < 128 && connections.count < configuration.maximumConnections {
+        while accepted < 128 {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
                 let code = Socket.lastError
                 if code == EINTR || code == ECONNABORTED { continue }
                 if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
-                    // Out of descriptors: stop polling the listener for a moment instead of spinning.
+                    // Out of descriptors: an idle connection's is the cheapest to give up.
+                    if evictIdleConnection() { continue }
+                    // None idle: stop polling the listener for a moment instead of spinning.
                     acceptPausedUntil = now + 100_000_000
                 }
                 return
@@ -309,17 +330,105 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             accepted += 1
+            if connections.count - refusals >= configuration.maximumConnections && !evictIdleConnection() {
+                refuse(fd, now: now)
+                continue
+            }
             let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
             nextID += 1
             connections[connection.id] = connection
             connection.registeredEvents = interest(of: connection)
             poller.add(fd, token: connection.id, events: connection.registeredEvents)
             refresh(connection)
+            noteIdle(connection)
             shared.withLock {
                 $0.statistics.connectionsAccepted += 1
                 $0.statistics.openConnections += 1
             }
         }
+    }
+
+    /// Answers a connection accepted over the limit with `503` and `Retry-After: 1`, then closes
+    /// it (lingering briefly so the answer is not lost to a reset). When too many are being
+    /// refused already, closes it at once.
+    private func refuse(_ fd: Int32, now: UInt64) {
+        guard refusals < maximumRefusals else {
+            close(fd)
+            shared.withLock { $0.statistics.connectionsRefused += 1 }
+            return
+        }
+        let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
+        nextID += 1
+        connection.isRefusal = true
+        refusals += 1
+        connections[connection.id] = connection
+        connection.registeredEvents = interest(of: connection)
+        poller.add(fd, token: connection.id, events: connection.registeredEvents)
+        shared.withLock {
+            $0.statistics.connectionsAccepted += 1
+            $0.statistics.openConnections += 1
+            $0.statistics.connectionsRefused += 1
+        }
+        let failure = RequestFailure(
+            status: 503,
+            message: "too many connections (the server's limit is \(configuration.maximumConnections)); retry later",
+            retryAfterSeconds: 1)
+        beginWriting(connection, bytes: ResponseSerializer.failure(failure), closeAfter: true, now: now)
+        refresh(connection)
+    }
+
+    /// Remembers that `connection` is idle from now, when it is.
+    private func noteIdle(_ connection: Connection) {
+        guard connection.isIdle else { return }
+        idleQueue.append((connection.id, connection.phaseClock))
+        // Stale entries pile up as connections get busy; rebuild once they dominate.
+        if idleQueue.count - idleHead > 2 * connections.count + 64 {
+            idleQueue = idleQueue[idleHead...].filter { entry in
+                guard let candidate = connections[entry.id] else { return false }
+                return candidate.isIdle && candidate.phaseClock == entry.since
+            }
+            idleHead = 0
+        }
+    }
+
+    /// Closes the connection idle for longest, if any is idle. Returns whether one was closed.
+    private func evictIdleConnection() -> Bool {
+        defer {
+            if idleHead > 0 && (idleHead == idleQueue.count || idleHead > 1024 && idleHead * 2 > idleQueue.count) {
+                idleQueue.removeFirst(idleHead)
+                idleHead = 0
+            }
+        }
+        while idleHead < idleQueue.count {
+            let entry = idleQueue[idleHead]
+            idleHead += 1
+            guard let candidate = connections[entry.id], candidate.isIdle, candidate.phaseClock == entry.since
+            else { continue }
+            closeConnection(candidate)
+            shared.withLock { $0.statistics.idleConnectionsEvicted += 1 }
+            return true
+        }
+        return false
+    }
+
+    /// Brings the total of buffered request bytes up to date with `connection`'s buffers.
+    private func account(_ connection: Connection) {
+        let current = connection.bufferedRequestBytes
+        bufferedBytes += current - connection.accountedBytes
+        connection.accountedBytes = current
+    }
+
+    /// Refuses the request `connection` is receiving because the buffer budget is spent.
+    private func refuseForBufferBudget(_ connection: Connection, now: UInt64) {
+        shared.withLock { $0.statistics.requestsRefusedForBufferLimit += 1 }
+        connection.declaredBodyBytes = 0
+        reject(
+            connection,
+            failure: RequestFailure(
+                status: 503,
+                message: "the server is buffering too many request bytes (its limit is \(bufferBudget)); retry later",
+                retryAfterSeconds: 1),
+            now: now)
     }
 
     // MARK: - Connection I/O
@@ -380,6 +489,13 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         if connection.phase == .reading { process(connection, now: now) }
+        guard connections[connection.id] != nil else { return }
+        account(connection)
+        // A request still arriving when the budget is spent is refused; one that completed (and
+        // left its bytes to its handler) is not.
+        if connection.phase == .reading, connection.requestStarted != nil, bufferedBytes > bufferBudget {
+            refuseForBufferBudget(connection, now: now)
+        }
     }
 
     /// Parses buffered input and starts handlers; runs pipelined requests one after another.
@@ -399,6 +515,17 @@ final class EventLoop: @unchecked Sendable {
                 connection.compactInput()
                 return
             case .headReceived(let head):
+                if case .length(let length) = head.body {
+                    // The declared body counts from now on: refuse it before reserving anything
+                    // (and before any `100 Continue`) when it does not fit the budget.
+                    let others = bufferedBytes - connection.accountedBytes
+                    if others + connection.input.count + length > bufferBudget {
+                        refuseForBufferBudget(connection, now: now)
+                        return
+                    }
+                    connection.declaredBodyBytes = length
+                    account(connection)
+                }
                 if head.expectsContinue && !connection.hasUnreadInput {
                     connection.output += ResponseSerializer.continueResponse
                     flush(connection, now: now)
@@ -406,7 +533,9 @@ final class EventLoop: @unchecked Sendable {
                 }
             case .complete(let head, let body):
                 connection.compactInput()
+                connection.declaredBodyBytes = 0
                 startHandler(connection, head: head, body: body)
+                account(connection)
                 return
             }
         }
@@ -478,6 +607,9 @@ final class EventLoop: @unchecked Sendable {
         connection.head = nil
         connection.parser.reset()
         process(connection, now: now)
+        guard connections[connection.id] != nil else { return }
+        account(connection)
+        noteIdle(connection)
     }
 
     private func beginLingering(_ connection: Connection, now: UInt64) {
@@ -485,6 +617,9 @@ final class EventLoop: @unchecked Sendable {
         connection.phaseClock = now
         connection.input = []
         connection.readIndex = 0
+        connection.declaredBodyBytes = 0
+        connection.parser.reset()
+        account(connection)
         Socket.shutdownWrite(connection.fd)
     }
 
@@ -517,6 +652,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func closeConnection(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        bufferedBytes -= connection.accountedBytes
+        connection.accountedBytes = 0
+        if connection.isRefusal { refusals -= 1 }
         let task = connection.phase == .handling ? connection.task : nil
         // Counters first, then the close and the cancellation, so whoever sees the connection
         // end or the handler cancelled also sees the counts.

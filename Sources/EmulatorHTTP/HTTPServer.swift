@@ -46,9 +46,18 @@ public final class HTTPServer: Sendable {
         /// How long the server waits for a client to accept more response bytes before giving up
         /// on the connection. Default 30 seconds.
         public var sendTimeout: Duration
-        /// The most connections open at once; beyond it the server stops accepting until one
-        /// closes (clients wait in the listen backlog). Default 4,096.
+        /// The most connections open at once. A connection arriving at the limit closes the
+        /// connection that has been idle (between requests, nothing buffered) the longest; when
+        /// none is idle it is answered at once with `503 Service Unavailable` and `Retry-After: 1`
+        /// and closed, so no client waits unanswered in the listen backlog. Default 4,096.
         public var maximumConnections: Int
+        /// The most request bytes buffered across all connections at once: request heads and
+        /// bodies being received, a body counting at its declared `Content-Length` from its head
+        /// on. A request that would go over it is answered `503 Service Unavailable` with
+        /// `Retry-After: 1` (a declared body before any byte of it is read, and before
+        /// `100 Continue`) and its connection closed. Default 256 MiB, so many connections each
+        /// sending a body near ``maximumBodyBytes`` cannot exhaust memory.
+        public var maximumBufferedRequestBytes: Int
         /// The listen backlog passed to `listen(2)`. Default 1,024.
         public var listenBacklog: Int
         /// The readiness mechanism (epoll on Linux unless told to use `poll(2)`), for measurements.
@@ -71,6 +80,7 @@ public final class HTTPServer: Sendable {
             self.requestTimeout = .seconds(30)
             self.sendTimeout = .seconds(30)
             self.maximumConnections = 4096
+            self.maximumBufferedRequestBytes = 256 * 1024 * 1024
             self.listenBacklog = 1024
         }
     }
@@ -88,6 +98,14 @@ public final class HTTPServer: Sendable {
         public var responsesSent: Int = 0
         /// Handler tasks cancelled because their client went away or the server stopped.
         public var handlersCancelled: Int = 0
+        /// Connections answered `503` (or closed) because the connection limit was reached and
+        /// none was idle.
+        public var connectionsRefused: Int = 0
+        /// Idle connections closed to make room for a new one at the connection limit (or when
+        /// the process ran out of file descriptors).
+        public var idleConnectionsEvicted: Int = 0
+        /// Requests answered `503` because the buffered-request-bytes limit was reached.
+        public var requestsRefusedForBufferLimit: Int = 0
 
         /// Creates zeroed statistics.
         public init() {}
@@ -206,6 +224,7 @@ public final class HTTPServer: Sendable {
             ("maximumRequestLineBytes", configuration.maximumRequestLineBytes),
             ("maximumHeaderBytes", configuration.maximumHeaderBytes),
             ("maximumConnections", configuration.maximumConnections),
+            ("maximumBufferedRequestBytes", configuration.maximumBufferedRequestBytes),
             ("listenBacklog", configuration.listenBacklog),
         ]
         for (name, value) in limits where value < 1 {

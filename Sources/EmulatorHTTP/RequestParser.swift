@@ -2,6 +2,8 @@
 struct RequestFailure: Error, Equatable {
     var status: Int
     var message: String
+    /// Seconds for a `Retry-After` field (503 answers), or nil for none.
+    var retryAfterSeconds: Int? = nil
 
     static func badRequest(_ message: String) -> RequestFailure { RequestFailure(status: 400, message: message) }
 }
@@ -81,6 +83,9 @@ struct RequestParser {
         return false
     }
 
+    /// Bytes of memory the body being received holds (its reserved storage).
+    var bodyBufferBytes: Int { body.capacity }
+
     /// Prepares for the next request on the same connection.
     mutating func reset() {
         state = .head
@@ -104,7 +109,9 @@ struct RequestParser {
                     state = .done
                     return .complete(parsed, body: [])
                 case .length(let length):
-                    body.reserveCapacity(length)
+                    // The body's storage is reserved when its first byte arrives, so the server
+                    // can refuse a head whose declared length does not fit its buffer budget
+                    // before any memory is committed to it.
                     state = .fixedBody(remaining: length)
                 case .chunked:
                     state = .chunkSize
@@ -112,6 +119,8 @@ struct RequestParser {
                 return .headReceived(parsed)
             case .fixedBody(let remaining):
                 let count = min(remaining, buffer.count - readIndex)
+                guard count > 0 else { return .needMore }
+                if body.isEmpty { body.reserveCapacity(remaining) }
                 body.append(contentsOf: buffer[readIndex..<(readIndex + count)])
                 readIndex += count
                 if count == remaining { return finish() }

@@ -92,9 +92,10 @@ enum ResponseSerializer {
             "message": .string(message), "error": true, "service": "Balancer", "status": .int(Int64(failure.status)),
         ]
         let body = (try? JSONValue.object(fields).jsonBytes()) ?? Array("{}".utf8)
+        let retryAfter = failure.retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? ""
         let head =
             "HTTP/1.1 \(failure.status) \(reasonPhrase(failure.status))\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\(retryAfter)Connection: close\r\n\r\n"
         return Array(head.utf8) + body
     }
 

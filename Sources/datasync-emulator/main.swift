@@ -1,6 +1,7 @@
 // datasync-emulator: serves the DataSync REST API locally. See Documentation/Emulator.md.
 import DataSyncEmulator
 import Dispatch
+import EmulatorHTTP
 import Foundation
 
 #if canImport(Glibc)
@@ -12,9 +13,16 @@ import Foundation
 // The flags are parsed by `EmulatorOptions` (DataSyncEmulator), shared with `datasync emulator`.
 let usage = EmulatorOptions.usage(program: "datasync-emulator")
 
-/// Writes one line to standard output at once (no stdio buffering, so piped logs are live).
+// A reader that closes its end of our output (`datasync-emulator | head -1`) must not kill us:
+// writes to a closed pipe or socket fail with EPIPE instead of raising SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+/// Standard output, written by a thread of its own: logging never blocks a request, and when the
+/// reader stops reading (or closes the pipe) lines are dropped and counted (Emulator.md, "Limits").
+nonisolated let output = LineWriter(fileDescriptor: STDOUT_FILENO)
+
+/// Queues one line for standard output and returns at once.
 func log(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    output.write(line)
 }
 
 func fail(_ message: String) -> Never {
@@ -27,6 +35,7 @@ let configuration: EmulatorConfiguration
 do throws(EmulatorOptionsError) {
     guard case .run(let parsed) = try EmulatorOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
         log(usage)
+        output.flush(timeout: .seconds(2))
         exit(0)
     }
     options = parsed
@@ -106,4 +115,5 @@ for await number in signals {
 await emulator.stop()
 for source in sources { source.cancel() }
 log("stopped")
+output.flush(timeout: .seconds(2))
 exit(0)

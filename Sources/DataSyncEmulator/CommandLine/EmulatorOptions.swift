@@ -53,6 +53,12 @@ public struct EmulatorOptions: Sendable, Hashable {
     public var announceMax = PubSubConfiguration().presenceAnnounceMax
     /// `--presence-interval`: seconds between `interval` events.
     public var presenceInterval = PubSubConfiguration().presenceInterval
+    /// `--max-connections` and `--max-buffered-request-bytes`: the HTTP server's limits
+    /// (Documentation/Emulator.md, "Limits").
+    public var serverLimits = EmulatorServerLimits()
+    /// `--admin-secret`: the bearer secret the admin routes and the console require; `nil` lets
+    /// the emulator decide (open on loopback without access control, a random secret otherwise).
+    public var adminSecret: String?
 
     /// Options with every default: `127.0.0.1`, an ephemeral port, the demo keyset, access
     /// control off.
@@ -71,7 +77,8 @@ public struct EmulatorOptions: Sendable, Hashable {
     public static let optionNames = [
         "--host", "--port", "--classes", "--seed", "--state-file", "--filter-fast-limit", "--publish-key",
         "--subscribe-key", "--secret-key", "--keyset", "--access-control", "--catch-up-buffer",
-        "--presence-announce-max", "--presence-interval", "--help",
+        "--presence-announce-max", "--presence-interval", "--max-connections", "--max-buffered-request-bytes",
+        "--admin-secret", "--help",
     ]
 
     /// Whether access control is on for the main keyset: `--secret-key` or `--access-control`
@@ -91,6 +98,7 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--publish-key K] [--subscribe-key K] [--secret-key K]
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
+            \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -159,6 +167,20 @@ public struct EmulatorOptions: Sendable, Hashable {
                     throw invalid(argument, "--presence-interval takes a positive number of seconds")
                 }
                 options.presenceInterval = seconds
+            case "--max-connections":
+                guard let limit = Int(try value(argument)), limit >= 1 else {
+                    throw invalid(argument, "--max-connections takes a positive number")
+                }
+                options.serverLimits.maximumConnections = limit
+            case "--max-buffered-request-bytes":
+                guard let limit = Int(try value(argument)), limit >= 1 else {
+                    throw invalid(argument, "--max-buffered-request-bytes takes a positive number")
+                }
+                options.serverLimits.maximumBufferedRequestBytes = limit
+            case "--admin-secret":
+                let secret = try value(argument)
+                guard !secret.isEmpty else { throw invalid(argument, "--admin-secret takes a non-empty secret") }
+                options.adminSecret = secret
             case "--help", "-h":
                 return .help
             default:
@@ -193,11 +215,14 @@ public struct EmulatorOptions: Sendable, Hashable {
             keyset.accessControl = accessControl
             return keyset
         }
-        return EmulatorConfiguration(
+        var configuration = EmulatorConfiguration(
             filterFastConditionLimit: filterFastLimit, classes: classes, seed: seed, stateFile: stateFile,
             pubSub: PubSubConfiguration(
                 keysets: [main] + extras, catchUpBufferSize: catchUpBuffer, presenceAnnounceMax: announceMax,
                 presenceInterval: presenceInterval))
+        configuration.serverLimits = serverLimits
+        if let adminSecret { configuration.admin.secret = adminSecret }
+        return configuration
     }
 
     private static func readJSON(_ path: String, what: String, option: String) throws(EmulatorOptionsError)

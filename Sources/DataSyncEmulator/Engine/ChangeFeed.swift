@@ -1,10 +1,14 @@
 /// The ordered feed of committed changes: live subscribers plus a bounded replay window.
 ///
-/// Two kinds of subscriber, both served in commit order:
+/// A change reaches subscribers and the replay window only once its write commits (the outermost
+/// ``endWrite()``): a write the DataSync service rolls back because it could not be saved ends
+/// with ``discardWrite()`` and is never seen by anyone.
+///
+/// Three kinds of subscriber, all served in commit order:
 /// - streams (``subscribe()``), for consumers that read at their own pace (`Emulator.changes()`);
-/// - callbacks (``addSubscriber(_:)``), called synchronously while the change commits, for other
-///   services (the coming pub/sub bus) that must hold the event before the REST answer leaves.
-///   The DataSync engine calls whatever is registered and never knows who listens;
+/// - callbacks (``addSubscriber(_:)``), called synchronously, one change at a time, when the write
+///   commits, for other services that must hold the event before the REST answer leaves. The
+///   DataSync engine calls whatever is registered and never knows who listens;
 /// - write subscribers (``addWriteSubscriber(_:)``), called once per write with all the changes it
 ///   committed (a remove and its cascades, a request and the expiries swept before it), in order,
 ///   when the write ends, still on the DataSync service's actor and before its answer leaves.
@@ -68,15 +72,24 @@ struct ChangeFeed {
     /// subscribers together. A change published outside any write is a write of its own.
     mutating func beginWrite() { openWrites += 1 }
 
-    /// Ends a write; the outermost end hands its changes to the write subscribers.
+    /// Ends a write; the outermost end commits its changes: into the replay window, to the
+    /// streams and callbacks one by one, then to the write subscribers together.
     mutating func endWrite() {
         openWrites = max(0, openWrites - 1)
         guard openWrites == 0, !pendingWrite.isEmpty else { return }
         let changes = pendingWrite
         pendingWrite = []
+        for event in changes { deliver(event) }
         for (_, sink) in sinks {
             if case .write(let subscriber) = sink { subscriber(changes) }
         }
+    }
+
+    /// Ends a write dropping its changes when it is the outermost one: nobody sees them, and
+    /// the replay window does not hold them (the write was rolled back).
+    mutating func discardWrite() {
+        openWrites = max(0, openWrites - 1)
+        if openWrites == 0 { pendingWrite = [] }
     }
 
     /// Stops calling the subscriber `id` (no effect when it is already gone).
@@ -85,6 +98,12 @@ struct ChangeFeed {
     }
 
     mutating func publish(_ event: ChangeEvent) {
+        beginWrite()
+        pendingWrite.append(event)
+        endWrite()
+    }
+
+    private mutating func deliver(_ event: ChangeEvent) {
         recent.append(event)
         if recent.count > replayCapacity + replayCapacity / 4 { recent.removeFirst(recent.count - replayCapacity) }
         var ended: Set<Int> = []
@@ -99,9 +118,6 @@ struct ChangeFeed {
             }
         }
         if !ended.isEmpty { sinks.removeAll { ended.contains($0.id) } }
-        beginWrite()
-        pendingWrite.append(event)
-        endWrite()
     }
 
     /// Events with a sequence number above `sequence` still in the replay window.

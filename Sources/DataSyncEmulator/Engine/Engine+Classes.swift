@@ -75,7 +75,7 @@ extension Engine {
         }
         let definition = try keyset.registry.resolveDraft(draft, replacing: current, path: path)
         let versions = Set(definition.versions.map(\.version))
-        for id in keyset.ids(draft.kind, ofClass: key).sorted() {
+        for id in keyset.ids(draft.kind, ofClass: key) {
             if let object = keyset.object(draft.kind, id), !versions.contains(object.classVersion) {
                 throw APIError(
                     status: 409, code: .classInUse,

@@ -59,12 +59,14 @@ extension Engine {
     {
         let space = collection.space
         // Candidates: through the link index when a linked id is given, else the class buckets.
-        var buckets: [[String: ObjectBox]] = []
+        var buckets: [[ExactString: ObjectBox]] = []
         if let linked = plan.sideA ?? plan.sideB {
             let familySet = Set(plan.family)
-            var bucket: [String: ObjectBox] = [:]
+            var bucket: [ExactString: ObjectBox] = [:]
             for id in keyset.linkedRelationshipIds(of: linked) {
-                if let box = keyset.box(.relationship, id), familySet.contains(box.object.classKey) { bucket[id] = box }
+                if let box = keyset.box(.relationship, id), familySet.contains(box.object.classKey) {
+                    bucket[ExactString(id)] = box
+                }
             }
             buckets = [bucket]
         } else {
@@ -221,8 +223,8 @@ extension Engine {
         guard box.object.expiresAt > now else { return false }
         if let fixedKind = collection.fixedKind, box.object.kind != fixedKind { return false }
         if let version = plan.version, box.object.classVersion != version { return false }
-        if let sideA = plan.sideA, box.object.sideA != sideA { return false }
-        if let sideB = plan.sideB, box.object.sideB != sideB { return false }
+        if let sideA = plan.sideA, !box.object.sideA.isExactly(sideA) { return false }
+        if let sideB = plan.sideB, !box.object.sideB.isExactly(sideB) { return false }
         if let changedAfter, box.object.revision > changedAfter { return false }
         return true
     }

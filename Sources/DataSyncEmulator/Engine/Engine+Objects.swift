@@ -4,7 +4,9 @@ import JSONCore
 import JSONPatch
 
 extension Engine {
+    /// The longest id, in Unicode scalars (so at most 1,020 UTF-8 bytes).
     static let maximumIdLength = 255
+    /// The longest `status`, in Unicode scalars (so at most 400 UTF-8 bytes).
     static let maximumStatusLength = 100
 
     // MARK: Request bodies
@@ -70,8 +72,10 @@ extension Engine {
 
     static func checkId(_ id: String, path: String) throws(APIError) {
         guard !id.isEmpty else { throw .invalid("an id must not be empty", path: path) }
-        guard id.count <= maximumIdLength else {
-            throw .invalid("an id is at most \(maximumIdLength) characters", path: path)
+        // Counted in Unicode scalars, not grapheme clusters: one "character" may hold any number
+        // of combining marks, so counting characters would not bound the id's size.
+        guard id.unicodeScalars.count <= maximumIdLength else {
+            throw .invalid("an id is at most \(maximumIdLength) Unicode scalars", path: path)
         }
     }
 
@@ -91,8 +95,8 @@ extension Engine {
     static func statusAndPayload(_ data: [String: JSONValue], prefix: String) throws(APIError) -> (String?, JSONValue?)
     {
         let status = try optionalString(data, "status", prefix: prefix)
-        if let status, status.count > maximumStatusLength {
-            throw .invalid("status is at most \(maximumStatusLength) characters", path: prefix + "/status")
+        if let status, status.unicodeScalars.count > maximumStatusLength {
+            throw .invalid("status is at most \(maximumStatusLength) Unicode scalars", path: prefix + "/status")
         }
         var payload: JSONValue?
         if let value = data["payload"], !value.isNull {
@@ -294,8 +298,8 @@ extension Engine {
             let sameClass = { (id: String) -> StoredObject? in
                 keyset.object(.relationship, id).flatMap { $0.classKey == classKey ? $0 : nil }
             }
-            let bTaken = keyset.linkedRelationshipIds(of: sideB).contains { sameClass($0)?.sideB == sideB }
-            let aTaken = keyset.linkedRelationshipIds(of: sideA).contains { sameClass($0)?.sideA == sideA }
+            let bTaken = keyset.linkedRelationshipIds(of: sideB).contains { sameClass($0)?.sideB.isExactly(sideB) == true }
+            let aTaken = keyset.linkedRelationshipIds(of: sideA).contains { sameClass($0)?.sideA.isExactly(sideA) == true }
             if bTaken || (cardinality == .oneToOne && aTaken) {
                 throw APIError(
                     status: 409, code: .cardinality,

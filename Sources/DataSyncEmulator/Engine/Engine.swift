@@ -18,6 +18,8 @@ final class Engine {
     var cursorKey: [UInt8]
     /// Set by every committed change; the owner persists and clears it.
     var dirty = false
+    /// What changed since the last save, and the open transaction's undo records (`Store/ChangeLog.swift`).
+    let changes = ChangeLog()
 
     init(filterFastConditionLimit: Int, clock: EmulatorClock) {
         self.filterFastConditionLimit = filterFastConditionLimit
@@ -34,7 +36,7 @@ final class Engine {
         if let existing = keysets[subscribeKey] { return existing }
         var registry = ClassRegistry()
         for definition in classTemplate { registry.store(definition) }
-        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry)
+        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry, changes: changes)
         keysets[subscribeKey] = keyset
         return keyset
     }
@@ -81,14 +83,15 @@ final class Engine {
         } else {
             ids = [object.id]
             if action != .create {
-                for linkId in keyset.linkedRelationshipIds(of: object.id).sorted() {
+                for linkId in keyset.linkedRelationshipIds(of: object.id) {
                     guard let link = keyset.object(.relationship, linkId) else { continue }
                     ids += [link.sideA, link.sideB].compactMap { $0 }
                 }
             }
         }
-        var seen: Set<String> = []
-        return ids.filter { seen.insert($0).inserted }.map { recipient(keyset, id: $0) }
+        // Ids are distinct when their Unicode scalars are (NFC and NFD forms are two entities).
+        var seen: Set<ExactString> = []
+        return ids.filter { seen.insert(ExactString($0)).inserted }.map { recipient(keyset, id: $0) }
     }
 
     /// An entity as a recipient: its id and the named projections of its class.
@@ -115,13 +118,13 @@ final class Engine {
             keyset, removed, action: .delete, cause: cause, origin: cause, sequence: nextRevision(), at: time,
             recipients: recipients)
         guard let removedSelf else { return }
-        for relationshipId in keyset.linkedRelationshipIds(of: id).sorted() {
+        for relationshipId in keyset.linkedRelationshipIds(of: id) {
             if let linked = keyset.remove(.relationship, relationshipId) {
                 // The removed entity is gone from the store, but its channels still get the event.
-                let sides = [linked.sideA, linked.sideB].compactMap { $0 }.reduce(into: [String]()) {
-                    if !$0.contains($1) { $0.append($1) }
+                let sides = [linked.sideA, linked.sideB].compactMap { $0 }.reduce(into: [String]()) { kept, side in
+                    if !kept.contains(where: { $0.isExactly(side) }) { kept.append(side) }
                 }
-                let linkedRecipients = sides.map { $0 == id ? removedSelf : recipient(keyset, id: $0) }
+                let linkedRecipients = sides.map { $0.isExactly(id) ? removedSelf : recipient(keyset, id: $0) }
                 publish(
                     keyset, linked, action: .delete, cause: .cascade, origin: cause, sequence: nextRevision(),
                     at: time, recipients: linkedRecipients)

@@ -27,6 +27,18 @@ enum SortValue: Comparable {
         }
     }
 
+    /// Strings are equal only when their Unicode scalars are, matching `<` (Swift's `==` on
+    /// `String` would call canonically equivalent strings equal while `<` orders them).
+    static func == (lhs: SortValue, rhs: SortValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let left), .bool(let right)): return left == right
+        case (.number(let left), .number(let right)): return left == right
+        case (.string(let left), .string(let right)): return left.isExactly(right)
+        default: return false
+        }
+    }
+
     static func < (lhs: SortValue, rhs: SortValue) -> Bool {
         switch (lhs, rhs) {
         case (.bool(let left), .bool(let right)): return !left && right

@@ -13,7 +13,8 @@ actor DataSyncService: EmulatorService {
     static let pathPrefix = "/v1/datasync/"
 
     private let engine: Engine
-    private let stateFile: String?
+    /// The state file and its journal, when there is a state file.
+    private let persistence: StatePersistence?
     /// Removes expired objects while the emulator serves over HTTP.
     private var sweeper: Task<Void, Never>?
 
@@ -28,17 +29,19 @@ actor DataSyncService: EmulatorService {
         for subscriber in changeSubscribers { engine.feed.addSubscriber(subscriber) }
         for subscriber in writeSubscribers { engine.feed.addWriteSubscriber(subscriber) }
         if let classes = configuration.classes { try engine.setClassTemplate(classes) }
-        var loaded = false
-        if let stateFile = configuration.stateFile, let document = try StateFile.read(path: stateFile) {
-            try StateFile.restore(document, into: engine)
-            loaded = true
+        let persistence = try configuration.stateFile.map { path throws(EmulatorError) in
+            try StatePersistence.open(
+                path: path, into: engine, writes: configuration.stateFileWrites, faults: configuration.storageFaults)
         }
-        if !loaded, let seed = configuration.seed {
+        engine.changes.markSaved(engine.keysets.values)
+        // Changes are tracked (for saves, and undone when a save fails) only with a state file.
+        engine.changes.isEnabled = persistence != nil
+        if persistence?.loadReport.loadedSnapshot != true, let seed = configuration.seed {
             try engine.seed(seed)
         }
-        try Self.persist(engine, to: configuration.stateFile)
+        if engine.hasUnsavedChanges { try persistence?.save(engine) }
         self.engine = engine
-        self.stateFile = configuration.stateFile
+        self.persistence = persistence
     }
 
     deinit {
@@ -49,15 +52,27 @@ actor DataSyncService: EmulatorService {
         request.rawPath.hasPrefix(Self.pathPrefix)
     }
 
-    /// Answers one request; a committed change is saved to the state file before the answer.
+    /// Answers one request as one transaction: a change is saved to the state file before the
+    /// answer leaves and before anyone sees it on the change feed. When the save fails the change
+    /// is rolled back: a write is answered `500` saying nothing changed (so retrying it is safe);
+    /// a read, or a refused request, keeps its answer (only expired objects its keyset's sweep
+    /// removed come back, still invisible, until the next sweep).
     func respond(to request: ServerRequest) -> ServerResponse {
+        engine.beginTransaction()
         let response = engine.handle(request)
-        do {
-            try persistIfNeeded()
+        do throws(EmulatorError) {
+            try saveChanges()
         } catch {
+            engine.rollBackTransaction()
+            let method = request.method.uppercased()
+            if method == "GET" || method == "HEAD" || !(200..<300).contains(response.status) { return response }
             return Engine.errorResponse(
-                APIError(status: 500, code: .internalError, message: "the change was applied but not saved: \(error)"))
+                APIError(
+                    status: 500, code: .internalError,
+                    message: "the change could not be saved to the state file, so it was not made: nothing "
+                        + "changed and retrying is safe (\(error.message))"))
         }
+        engine.commitTransaction()
         return response
     }
 
@@ -70,14 +85,36 @@ actor DataSyncService: EmulatorService {
 
     // MARK: Seeding
 
+    /// Defines the classes of `document`; when they cannot be saved, none is kept.
     func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {
-        try engine.defineClasses(document, subscribeKey: subscribeKey)
-        try persistIfNeeded()
+        try transaction { () throws(EmulatorError) in try engine.defineClasses(document, subscribeKey: subscribeKey) }
     }
 
+    /// Creates the objects of `document`; items before a refused one stay (and are saved). When
+    /// they cannot be saved, none is kept.
     func seed(_ document: JSONValue) throws(EmulatorError) {
-        defer { try? persistIfNeeded() }
-        try engine.seed(document)
+        try transaction { () throws(EmulatorError) in try engine.seed(document) }
+    }
+
+    /// Runs `body` as a transaction and saves what it changed, even when it throws; rolls it all
+    /// back when the save fails.
+    private func transaction(_ body: () throws(EmulatorError) -> Void) throws(EmulatorError) {
+        engine.beginTransaction()
+        var refusal: EmulatorError?
+        do throws(EmulatorError) {
+            try body()
+        } catch {
+            refusal = error
+        }
+        do throws(EmulatorError) {
+            try saveChanges()
+        } catch {
+            engine.rollBackTransaction()
+            throw EmulatorError(
+                code: .fileAccess, message: "nothing was kept: the change could not be saved (\(error.message))")
+        }
+        engine.commitTransaction()
+        if let refusal { throw refusal }
     }
 
     // MARK: Administration
@@ -113,8 +150,8 @@ actor DataSyncService: EmulatorService {
     /// Removes every object whose `expiresAt` has passed, in every keyset (requests do this for
     /// their own keyset; the sweeper and clock moves for all).
     func sweepExpired() {
-        engine.sweepAll()
-        try? persistIfNeeded()
+        // When the removals cannot be saved they are undone; the next sweep tries again.
+        try? transaction { () throws(EmulatorError) in engine.sweepAll() }
     }
 
     /// Sweeps about once a second of the emulator's clock until ``stopSweeping()``: on the system
@@ -143,20 +180,10 @@ actor DataSyncService: EmulatorService {
 
     // MARK: State file
 
-    private func persistIfNeeded() throws(EmulatorError) {
-        try Self.persist(engine, to: stateFile)
-    }
-
-    private static func persist(_ engine: Engine, to stateFile: String?) throws(EmulatorError) {
-        guard engine.dirty else { return }
+    /// Saves what changed since the last save (nothing without a state file).
+    private func saveChanges() throws(EmulatorError) {
         engine.dirty = false
-        guard let stateFile else { return }
-        let bytes: [UInt8]
-        do {
-            bytes = try StateFile.snapshot(engine).jsonBytes()
-        } catch {
-            throw EmulatorError(code: .fileAccess, message: "cannot encode the state: \(error)")
-        }
-        try StateFile.write(bytes, to: stateFile)
+        guard let persistence, engine.hasUnsavedChanges else { return }
+        try persistence.save(engine)
     }
 }

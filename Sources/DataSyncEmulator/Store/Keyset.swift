@@ -18,26 +18,46 @@ struct SortSnapshot {
     var boxes: [ObjectBox] = []
 }
 
+/// An object's place in a keyset: its id space and its id, compared by Unicode scalars.
+struct ObjectKey: Hashable, Sendable {
+    var space: ClassKind
+    var id: ExactString
+
+    init(_ space: ClassKind, _ id: String) {
+        self.space = space
+        self.id = ExactString(id)
+    }
+}
+
 /// All state of one subscribe key: its classes, objects and the indexes that keep listing,
 /// cascades and expiry cheap. Nothing here is ever reachable from another keyset.
+///
+/// Ids are keys compared by their Unicode scalars (``ExactString``), never by Swift's canonical
+/// equivalence: `"\u{212B}"` and `"\u{00C5}"` are two objects.
+///
+/// Every change is noted in the engine's ``ChangeLog``: what to write at the next save and, while
+/// a transaction is open, the state to put back if it is rolled back.
 ///
 /// A class rather than a struct so the engine can mutate a keyset in place through a reference
 /// it looked up once; it is confined to the engine (never shared across isolation domains).
 final class Keyset {
     let subscribeKey: String
-    var registry: ClassRegistry
-    private(set) var entities: [String: ObjectBox] = [:]
-    private(set) var relationships: [String: ObjectBox] = [:]
+    /// The classes; a change (a class defined, replaced or deleted) is noted for the next save.
+    var registry: ClassRegistry {
+        willSet { registryWillChange() }
+    }
+    private(set) var entities: [ExactString: ObjectBox] = [:]
+    private(set) var relationships: [ExactString: ObjectBox] = [:]
     /// Objects by exact class, per id space: a class's family is the union of its members'.
-    private(set) var entityMembers: [ClassKey: [String: ObjectBox]] = [:]
-    private(set) var relationshipMembers: [ClassKey: [String: ObjectBox]] = [:]
+    private(set) var entityMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
+    private(set) var relationshipMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
     /// The same ids per class in ascending order, for pages in the default (`id`) order.
     private(set) var entityOrder: [ClassKey: SortedIds] = [:]
     private(set) var relationshipOrder: [ClassKey: SortedIds] = [:]
     /// Entity id → ids of the memberships and relationships that name it on either side.
-    private(set) var links: [String: Set<String>] = [:]
+    private(set) var links: [ExactString: Set<ExactString>] = [:]
     /// "channelId NUL userId" → membership id: one membership per pair.
-    private(set) var membershipPairs: [String: String] = [:]
+    private(set) var membershipPairs: [ExactString: String] = [:]
     /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
     private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
     private(set) var nextExpiry: Int64?
@@ -49,19 +69,33 @@ final class Keyset {
     var sortCache: [String: SortSnapshot] = [:]
     var sortCacheOrder: [String] = []
 
-    init(subscribeKey: String, registry: ClassRegistry) {
+    // Persistence bookkeeping (see ``ChangeLog``).
+    let changes: ChangeLog
+    /// Objects written since the last save: their current state (or absence) is what to save.
+    private(set) var unsavedObjects: Set<ObjectKey> = []
+    /// Whether the classes changed since the last save.
+    private(set) var classesUnsaved = false
+    /// Whether the saved state holds this keyset at all (a new keyset's first save carries its classes).
+    private(set) var isSaved = false
+    /// The state before the open transaction of every object it changed (nil: it did not exist).
+    private var undoObjects: [ObjectKey: ObjectBox?] = [:]
+    /// The classes before the open transaction, when it changed them.
+    private var undoRegistry: ClassRegistry?
+
+    init(subscribeKey: String, registry: ClassRegistry, changes: ChangeLog) {
         self.subscribeKey = subscribeKey
         self.registry = registry
+        self.changes = changes
     }
 
     func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
 
     func box(_ space: ClassKind, _ id: String) -> ObjectBox? {
-        space == .entity ? entities[id] : relationships[id]
+        space == .entity ? entities[ExactString(id)] : relationships[ExactString(id)]
     }
 
     /// The objects of exactly class `key`, by id.
-    func members(_ space: ClassKind, ofClass key: ClassKey) -> [String: ObjectBox] {
+    func members(_ space: ClassKind, ofClass key: ClassKey) -> [ExactString: ObjectBox] {
         (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
     }
 
@@ -80,34 +114,44 @@ final class Keyset {
         space == .entity ? entityOrder[key] : relationshipOrder[key]
     }
 
-    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] { Array(members(space, ofClass: key).keys) }
+    /// The ids of exactly class `key`, in ascending UTF-8 byte order.
+    func ids(_ space: ClassKind, ofClass key: ClassKey) -> [String] {
+        members(space, ofClass: key).keys.map(\.text).sorted(by: SortedIds.less)
+    }
 
     func count(_ space: ClassKind, ofClass key: ClassKey) -> Int { members(space, ofClass: key).count }
 
-    static func pairKey(channelId: String, userId: String) -> String { channelId + "\u{0}" + userId }
+    static func pairKey(channelId: String, userId: String) -> ExactString {
+        ExactString(channelId + "\u{0}" + userId)
+    }
 
     func membershipId(channelId: String, userId: String) -> String? {
         membershipPairs[Self.pairKey(channelId: channelId, userId: userId)]
     }
 
-    func linkedRelationshipIds(of entityId: String) -> Set<String> { links[entityId] ?? [] }
+    /// The ids of the memberships and relationships naming `entityId`, in ascending UTF-8 byte order.
+    func linkedRelationshipIds(of entityId: String) -> [String] {
+        (links[ExactString(entityId)] ?? []).map(\.text).sorted(by: SortedIds.less)
+    }
 
     /// Adds a new object (its id must be free in its space).
     func insert(_ object: StoredObject) {
         let space = object.kind.space
+        let key = ExactString(object.id)
+        willChange(ObjectKey(space, object.id))
         let box = ObjectBox(object)
         touch(space, object.classKey)
         switch space {
         case .entity:
-            entities[object.id] = box
-            entityMembers[object.classKey, default: [:]][object.id] = box
+            entities[key] = box
+            entityMembers[object.classKey, default: [:]][key] = box
             entityOrder[object.classKey, default: SortedIds()].insert(object.id)
         case .relationship:
-            relationships[object.id] = box
-            relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationships[key] = box
+            relationshipMembers[object.classKey, default: [:]][key] = box
             relationshipOrder[object.classKey, default: SortedIds()].insert(object.id)
-            if let sideA = object.sideA { links[sideA, default: []].insert(object.id) }
-            if let sideB = object.sideB { links[sideB, default: []].insert(object.id) }
+            if let sideA = object.sideA { links[ExactString(sideA), default: []].insert(key) }
+            if let sideB = object.sideB { links[ExactString(sideB), default: []].insert(key) }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
                 membershipPairs[Self.pairKey(channelId: channelId, userId: userId)] = object.id
             }
@@ -118,40 +162,48 @@ final class Keyset {
 
     /// Replaces an existing object's mutable state (class, sides, expiry never change).
     func update(_ object: StoredObject) {
+        let key = ExactString(object.id)
+        willChange(ObjectKey(object.kind.space, object.id))
         let box = ObjectBox(object)
         touch(object.kind.space, object.classKey)
         switch object.kind.space {
         case .entity:
-            entities[object.id] = box
-            entityMembers[object.classKey, default: [:]][object.id] = box
+            entities[key] = box
+            entityMembers[object.classKey, default: [:]][key] = box
         case .relationship:
-            relationships[object.id] = box
-            relationshipMembers[object.classKey, default: [:]][object.id] = box
+            relationships[key] = box
+            relationshipMembers[object.classKey, default: [:]][key] = box
         }
     }
 
     /// Removes an object and its index entries; returns it.
     @discardableResult
     func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
+        let key = ExactString(id)
         switch space {
         case .entity:
-            guard let object = entities.removeValue(forKey: id)?.object else { return nil }
+            guard entities[key] != nil else { return nil }
+            willChange(ObjectKey(space, id))
+            guard let object = entities.removeValue(forKey: key)?.object else { return nil }
             touch(.entity, object.classKey)
-            entityMembers[object.classKey]?[id] = nil
+            entityMembers[object.classKey]?[key] = nil
             entityOrder[object.classKey]?.remove(id)
             return object
         case .relationship:
-            guard let object = relationships.removeValue(forKey: id)?.object else { return nil }
+            guard relationships[key] != nil else { return nil }
+            willChange(ObjectKey(space, id))
+            guard let object = relationships.removeValue(forKey: key)?.object else { return nil }
             touch(.relationship, object.classKey)
-            relationshipMembers[object.classKey]?[id] = nil
+            relationshipMembers[object.classKey]?[key] = nil
             relationshipOrder[object.classKey]?.remove(id)
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
-                links[side]?.remove(id)
-                if links[side]?.isEmpty == true { links[side] = nil }
+                let sideKey = ExactString(side)
+                links[sideKey]?.remove(key)
+                if links[sideKey]?.isEmpty == true { links[sideKey] = nil }
             }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
-                let key = Self.pairKey(channelId: channelId, userId: userId)
-                if membershipPairs[key] == id { membershipPairs[key] = nil }
+                let pair = Self.pairKey(channelId: channelId, userId: userId)
+                if membershipPairs[pair]?.isExactly(id) == true { membershipPairs[pair] = nil }
             }
             return object
         }
@@ -170,4 +222,82 @@ final class Keyset {
     }
 
     var allObjects: [StoredObject] { entities.values.map(\.object) + relationships.values.map(\.object) }
+
+    // MARK: Changes, saves and transactions
+
+    private func willChange(_ key: ObjectKey) {
+        guard changes.isEnabled else { return }
+        unsavedObjects.insert(key)
+        changes.noteUnsaved(self)
+        if changes.isRecording, undoObjects.index(forKey: key) == nil {
+            let prior = key.space == .entity ? entities[key.id] : relationships[key.id]
+            undoObjects.updateValue(prior, forKey: key)
+            changes.noteInTransaction(self)
+        }
+    }
+
+    private func registryWillChange() {
+        guard changes.isEnabled else { return }
+        classesUnsaved = true
+        changes.noteUnsaved(self)
+        if changes.isRecording, undoRegistry == nil {
+            undoRegistry = registry
+            changes.noteInTransaction(self)
+        }
+    }
+
+    /// What the next save must write for this keyset: the current state of every object written
+    /// since the last save (those still present), the keys of those now gone, and whether the
+    /// classes must be written (changed, or the keyset is new to the saved state).
+    func unsavedState() -> (objects: [StoredObject], removed: [ObjectKey], classes: Bool) {
+        var objects: [StoredObject] = []
+        var removed: [ObjectKey] = []
+        let ordered = unsavedObjects.sorted { left, right in
+            left.space != right.space
+                ? left.space.rawValue < right.space.rawValue : SortedIds.less(left.id.text, right.id.text)
+        }
+        for key in ordered {
+            if let box = key.space == .entity ? entities[key.id] : relationships[key.id] {
+                objects.append(box.object)
+            } else {
+                removed.append(key)
+            }
+        }
+        return (objects, removed, classesUnsaved || !isSaved)
+    }
+
+    /// Whether anything must be written for this keyset at the next save.
+    var hasUnsavedState: Bool { !unsavedObjects.isEmpty || classesUnsaved }
+
+    /// Everything written so far is saved.
+    func markSaved() {
+        unsavedObjects = []
+        classesUnsaved = false
+        isSaved = true
+    }
+
+    /// Forgets the open transaction's undo records: its changes stay.
+    func commitTransaction() {
+        undoObjects = [:]
+        undoRegistry = nil
+    }
+
+    /// Puts back the state from before the open transaction (the change log is not recording).
+    func rollBackTransaction() {
+        let priors = undoObjects
+        undoObjects = [:]
+        if let saved = undoRegistry {
+            undoRegistry = nil
+            registry = saved
+        }
+        // Everything the transaction touched leaves first, so the prior objects go back into
+        // indexes (membership pairs, links) free of what replaced them.
+        for key in priors.keys {
+            let current = key.space == .entity ? entities[key.id] : relationships[key.id]
+            if current != nil { remove(key.space, key.id.text) }
+        }
+        for case let prior? in priors.values {
+            insert(prior.object)
+        }
+    }
 }

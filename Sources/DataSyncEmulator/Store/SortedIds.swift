@@ -1,4 +1,5 @@
-/// Ids kept in ascending UTF-8 byte order (the emulator's default list order) in chunks of at
+/// Ids kept in ascending UTF-8 byte order (the emulator's default list order; ids are equal only
+/// when their Unicode scalars are, see ``ExactString``) in chunks of at
 /// most ``maximumChunk``, so inserting and removing cost O(log n + chunk) and a page can start at
 /// any id with two binary searches instead of a scan of the whole collection.
 struct SortedIds {
@@ -42,7 +43,7 @@ struct SortedIds {
         }
         let index = chunkIndex(for: id)
         let offset = Self.position(of: id, in: chunks[index], strictly: false)
-        if offset < chunks[index].count, chunks[index][offset] == id { return }
+        if offset < chunks[index].count, chunks[index][offset].isExactly(id) { return }
         chunks[index].insert(id, at: offset)
         count += 1
         if chunks[index].count > Self.maximumChunk {
@@ -56,7 +57,7 @@ struct SortedIds {
         guard !chunks.isEmpty else { return }
         let index = chunkIndex(for: id)
         let offset = Self.position(of: id, in: chunks[index], strictly: false)
-        guard offset < chunks[index].count, chunks[index][offset] == id else { return }
+        guard offset < chunks[index].count, chunks[index][offset].isExactly(id) else { return }
         chunks[index].remove(at: offset)
         count -= 1
         if chunks[index].isEmpty { chunks.remove(at: index) }

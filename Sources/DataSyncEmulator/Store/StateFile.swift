@@ -1,50 +1,74 @@
 import Foundation
 import JSONCore
 
-/// The emulator's state on disk: one JSON document, rewritten whole after every committed
-/// change. Writes go to a temporary file in the same directory, are flushed, then renamed over
-/// the old file, so a crash leaves either the old or the new state, never a mix.
+/// The emulator's state on disk, as one JSON document: the snapshot the state file holds (see
+/// ``StatePersistence`` for the journal written next to it between snapshots).
+///
+/// Reading is strict, because the file is meant to be edited by hand and a mistake must not cost
+/// data: an unknown field, a keyset without `objects` (which would load as empty, and the next
+/// save would drop what the file held), a `revision` below an object's (the emulator would hand
+/// out eTags that objects already have), a relationship whose side is missing… are refused with
+/// the place and the reason, and the file is left as it is.
 enum StateFile {
     static let format = "datasync-emulator-state"
     static let formatVersion: Int64 = 1
 
+    static let topLevelFields: Set<String> = ["format", "formatVersion", "revision", "cursorKey", "keysets", "generation"]
+    static let keysetFields: Set<String> = ["subscribeKey", "entityClasses", "relationshipClasses", "objects"]
+    static let objectFields: Set<String> = [
+        "id", "kind", "className", "classLevel", "classVersion", "createdAt", "updatedAt", "expiresAt", "eTag",
+        "revision", "status", "payload", "sideA", "sideB",
+    ]
+
     // MARK: Snapshot
 
+    /// The whole in-memory state as a state-file document (without a journal generation).
     static func snapshot(_ engine: Engine) -> JSONValue {
+        snapshot(engine, generation: nil)
+    }
+
+    /// The whole state; `generation` ties the snapshot to the journal written after it.
+    static func snapshot(_ engine: Engine, generation: Int64?) -> JSONValue {
         var keysets: [JSONValue] = []
         for key in engine.keysets.keys.sorted() {
             guard let keyset = engine.keysets[key] else { continue }
-            let registry = keyset.registry
-            func ordered(_ kind: ClassKind) -> [JSONValue] {
-                registry.classes(kind).values.filter { !$0.isBuiltIn }
-                    .map { definition -> (Int, ClassDefinition) in
-                        var depth = 0
-                        var current = definition.parent
-                        while let parent = current, depth < 64 {
-                            depth += 1
-                            current = registry.definition(kind, parent)?.parent
-                        }
-                        return (depth, definition)
-                    }
-                    .sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
-                    .map(\.1.jsonValue)
+            let objects = keyset.allObjects.sorted { left, right in
+                left.kind.space != right.kind.space
+                    ? left.kind.space.rawValue < right.kind.space.rawValue : SortedIds.less(left.id, right.id)
             }
-            let objects = keyset.allObjects.sorted { ($0.kind.space.rawValue, $0.id) < ($1.kind.space.rawValue, $1.id) }
             keysets.append([
                 "subscribeKey": .string(key),
-                "entityClasses": .array(ordered(.entity)),
-                "relationshipClasses": .array(ordered(.relationship)),
+                "entityClasses": .array(classes(keyset.registry, .entity)),
+                "relationshipClasses": .array(classes(keyset.registry, .relationship)),
                 "objects": .array(objects.map(persisted)),
             ])
         }
-        return [
+        var document: [String: JSONValue] = [
             "format": .string(format), "formatVersion": .int(formatVersion),
             "revision": .int(Int64(truncatingIfNeeded: engine.revision)),
             "cursorKey": .string(Base64URL.encode(engine.cursorKey)), "keysets": .array(keysets),
         ]
+        if let generation { document["generation"] = .int(generation) }
+        return .object(document)
     }
 
-    private static func persisted(_ object: StoredObject) -> JSONValue {
+    /// A registry's own (not built-in) classes of one kind, parents before their subclasses.
+    static func classes(_ registry: ClassRegistry, _ kind: ClassKind) -> [JSONValue] {
+        registry.classes(kind).values.filter { !$0.isBuiltIn }
+            .map { definition -> (Int, ClassDefinition) in
+                var depth = 0
+                var current = definition.parent
+                while let parent = current, depth < 64 {
+                    depth += 1
+                    current = registry.definition(kind, parent)?.parent
+                }
+                return (depth, definition)
+            }
+            .sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
+            .map(\.1.jsonValue)
+    }
+
+    static func persisted(_ object: StoredObject) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .string(object.id), "kind": .string(object.kind.rawValue), "className": .string(object.classKey.name),
             "classLevel": .string(object.classKey.level.rawValue), "classVersion": .int(Int64(object.classVersion)),
@@ -61,109 +85,286 @@ enum StateFile {
 
     // MARK: Restore
 
-    /// Loads `document` into an empty engine; anything unexpected is a `corruptStateFile` error.
+    /// A refusal: where in the document (a JSON Pointer) and what is wrong there.
+    struct Refusal: Error {
+        var path: String
+        var reason: String
+
+        var message: String { path.isEmpty ? reason : "\(path): \(reason)" }
+    }
+
+    /// Loads `document` into an empty engine and checks the result (``validate(_:revision:)``);
+    /// anything unexpected is a `corruptStateFile` error naming the place.
     static func restore(_ document: JSONValue, into engine: Engine) throws(EmulatorError) {
-        func corrupt(_ message: String) -> EmulatorError { EmulatorError(code: .corruptStateFile, message: message) }
-        guard document["format"]?.stringValue == format else { throw corrupt("not an emulator state file") }
-        guard document["formatVersion"]?.int64Value == formatVersion else {
-            throw corrupt("unsupported state format version")
+        do throws(Refusal) {
+            _ = try load(document, into: engine)
+            try validate(engine)
+        } catch {
+            throw EmulatorError(code: .corruptStateFile, message: error.message)
         }
-        guard let revision = document["revision"]?.int64Value, revision >= 0,
-            let key = document["cursorKey"]?.stringValue.flatMap(Base64URL.decode), key.count == 32,
-            let keysets = document["keysets"]?.arrayValue
-        else { throw corrupt("missing revision, cursorKey or keysets") }
+    }
+
+    /// Loads a snapshot document into an empty engine; returns its journal generation (0 when
+    /// it has none). Checks each field, not the whole (``validate(_:)`` does that).
+    static func load(_ document: JSONValue, into engine: Engine) throws(Refusal) -> Int64 {
+        guard let top = document.objectValue else { throw Refusal(path: "", reason: "not a JSON object") }
+        guard top["format"]?.stringValue == format else {
+            throw Refusal(path: "/format", reason: "not an emulator state file (format must be \"\(format)\")")
+        }
+        guard top["formatVersion"]?.int64Value == formatVersion else {
+            throw Refusal(path: "/formatVersion", reason: "unsupported state format version (this emulator reads \(formatVersion))")
+        }
+        try refuseUnknownFields(top, allowed: topLevelFields, at: "")
+        guard let revision = top["revision"]?.int64Value, revision >= 0 else {
+            throw Refusal(path: "/revision", reason: "missing, or not a non-negative integer")
+        }
+        guard let key = top["cursorKey"]?.stringValue.flatMap(Base64URL.decode), key.count == 32 else {
+            throw Refusal(path: "/cursorKey", reason: "missing, or not 32 bytes in base64url")
+        }
+        var generation: Int64 = 0
+        if let value = top["generation"] {
+            guard let number = value.int64Value, number >= 0 else {
+                throw Refusal(path: "/generation", reason: "not a non-negative integer")
+            }
+            generation = number
+        }
+        guard let keysets = top["keysets"]?.arrayValue else {
+            throw Refusal(path: "/keysets", reason: "missing, or not an array")
+        }
         engine.revision = UInt64(revision)
         engine.cursorKey = key
         for (index, item) in keysets.enumerated() {
             let path = "/keysets/\(index)"
-            guard let subscribeKey = item["subscribeKey"]?.stringValue, engine.keysets[subscribeKey] == nil else {
-                throw corrupt("\(path)/subscribeKey is missing or repeated")
+            guard let fields = item.objectValue else { throw Refusal(path: path, reason: "not an object") }
+            try refuseUnknownFields(fields, allowed: keysetFields, at: path)
+            guard let subscribeKey = fields["subscribeKey"]?.stringValue, !subscribeKey.isEmpty else {
+                throw Refusal(path: path + "/subscribeKey", reason: "missing, or not a non-empty string")
             }
-            let keyset = Keyset(subscribeKey: subscribeKey, registry: ClassRegistry())
+            guard engine.keysets[subscribeKey] == nil else {
+                throw Refusal(path: path + "/subscribeKey", reason: "the keyset \(subscribeKey) is listed twice")
+            }
+            for field in ["entityClasses", "relationshipClasses", "objects"] where fields[field]?.arrayValue == nil {
+                throw Refusal(
+                    path: path + "/" + field,
+                    reason: "missing, or not an array (a keyset lists all of them, [] when empty; without "
+                        + "`\(field)` the keyset would load without its \(field == "objects" ? "objects" : "classes"))")
+            }
+            let keyset = Keyset(subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes)
             engine.keysets[subscribeKey] = keyset
-            for kind in [ClassKind.entity, .relationship] {
-                let field = kind == .entity ? "entityClasses" : "relationshipClasses"
-                for (classIndex, json) in (item[field]?.arrayValue ?? []).enumerated() {
-                    var fields = json.objectValue ?? [:]
-                    fields["builtIn"] = nil
-                    do {
-                        let draft = try ClassDraft(
-                            kind: kind, json: .object(fields), path: "\(path)/\(field)/\(classIndex)")
-                        keyset.registry.store(try keyset.registry.resolveDraft(draft, replacing: nil, path: ""))
-                    } catch {
-                        throw corrupt("\(error.path ?? path): \(error.message)")
+            keyset.registry = try registry(fields, at: path)
+            for (objectIndex, json) in (fields["objects"]?.arrayValue ?? []).enumerated() {
+                let objectPath = "\(path)/objects/\(objectIndex)"
+                let object = try storedObject(json, registry: keyset.registry, at: objectPath)
+                guard keyset.object(object.kind.space, object.id) == nil else {
+                    throw Refusal(
+                        path: objectPath + "/id",
+                        reason: "the id \(quoted(object.id)) is used twice in the \(object.kind.space.rawValue) id space")
+                }
+                keyset.insert(object)
+            }
+        }
+        return generation
+    }
+
+    /// The classes of a keyset document (`entityClasses`, `relationshipClasses`) over the built-ins.
+    static func registry(_ fields: [String: JSONValue], at path: String) throws(Refusal) -> ClassRegistry {
+        var registry = ClassRegistry()
+        for kind in [ClassKind.entity, .relationship] {
+            let field = kind == .entity ? "entityClasses" : "relationshipClasses"
+            for (classIndex, json) in (fields[field]?.arrayValue ?? []).enumerated() {
+                var definition = json.objectValue ?? [:]
+                definition["builtIn"] = nil
+                let classPath = "\(path)/\(field)/\(classIndex)"
+                do throws(APIError) {
+                    let draft = try ClassDraft(kind: kind, json: .object(definition), path: classPath)
+                    if registry.definition(kind, ClassKey(name: draft.name, level: .subKey)) != nil {
+                        throw APIError.conflict("the class \(draft.name) is defined twice", path: classPath + "/name")
                     }
+                    registry.store(try registry.resolveDraft(draft, replacing: nil, path: classPath))
+                } catch {
+                    throw Refusal(path: error.path ?? classPath, reason: error.message)
                 }
             }
-            for (objectIndex, json) in (item["objects"]?.arrayValue ?? []).enumerated() {
-                guard let object = storedObject(json, registry: keyset.registry),
-                    keyset.object(object.kind.space, object.id) == nil
-                else { throw corrupt("\(path)/objects/\(objectIndex) is not a valid object") }
-                keyset.insert(object)
+        }
+        return registry
+    }
+
+    /// One persisted object, checked field by field against `registry`.
+    static func storedObject(_ json: JSONValue, registry: ClassRegistry, at path: String) throws(Refusal) -> StoredObject {
+        guard let fields = json.objectValue else { throw Refusal(path: path, reason: "not an object") }
+        try refuseUnknownFields(fields, allowed: objectFields, at: path)
+        func string(_ name: String) throws(Refusal) -> String {
+            guard let value = fields[name]?.stringValue else {
+                throw Refusal(path: path + "/" + name, reason: "missing, or not a string")
+            }
+            return value
+        }
+        func integer(_ name: String) throws(Refusal) -> Int64 {
+            guard let value = fields[name]?.int64Value else {
+                throw Refusal(path: path + "/" + name, reason: "missing, or not an integer")
+            }
+            return value
+        }
+        func optionalString(_ name: String) throws(Refusal) -> String? {
+            guard let value = fields[name], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw Refusal(path: path + "/" + name, reason: "not a string") }
+            return text
+        }
+        let id = try string("id")
+        do throws(APIError) {
+            try Engine.checkId(id, path: path + "/id")
+        } catch {
+            throw Refusal(path: path + "/id", reason: error.message)
+        }
+        let kind = ObjectKind(rawValue: try string("kind"))
+        guard [.user, .channel, .entity, .membership, .relationship].contains(kind) else {
+            throw Refusal(path: path + "/kind", reason: "must be user, channel, entity, membership or relationship")
+        }
+        let key = ClassKey(name: try string("className"), level: ClassLevel(rawValue: try string("classLevel")))
+        guard let definition = registry.definition(kind.space, key) else {
+            throw Refusal(
+                path: path + "/className",
+                reason: "the keyset defines no \(kind.space.rawValue) class \(key.name) at level \(key.level.rawValue)")
+        }
+        let expectedKind: ObjectKind
+        if kind.space == .entity {
+            expectedKind = Engine.entityKind(registry, key)
+        } else {
+            expectedKind = registry.isKind(.relationship, key, of: ClassDefinition.membershipKey) ? .membership : .relationship
+        }
+        guard kind == expectedKind else {
+            throw Refusal(path: path + "/kind", reason: "an object of class \(key.name) is a \(expectedKind.rawValue), not a \(kind.rawValue)")
+        }
+        let classVersion = try integer("classVersion")
+        guard let version = Int(exactly: classVersion), definition.version(version) != nil else {
+            throw Refusal(path: path + "/classVersion", reason: "the class \(key.name) has no version \(classVersion)")
+        }
+        let revision = try integer("revision")
+        guard revision >= 0 else { throw Refusal(path: path + "/revision", reason: "must not be negative") }
+        let eTag = try string("eTag")
+        guard !eTag.isEmpty else { throw Refusal(path: path + "/eTag", reason: "must not be empty") }
+        let status = try optionalString("status")
+        if let status, status.unicodeScalars.count > Engine.maximumStatusLength {
+            throw Refusal(path: path + "/status", reason: "at most \(Engine.maximumStatusLength) Unicode scalars")
+        }
+        var payload: JSONValue?
+        if let value = fields["payload"], !value.isNull {
+            guard value.objectValue != nil else { throw Refusal(path: path + "/payload", reason: "must be an object") }
+            payload = value
+        }
+        let sideA = try optionalString("sideA")
+        let sideB = try optionalString("sideB")
+        if kind.space == .relationship {
+            guard sideA != nil else { throw Refusal(path: path + "/sideA", reason: "a \(kind.rawValue) needs both sides") }
+            guard sideB != nil else { throw Refusal(path: path + "/sideB", reason: "a \(kind.rawValue) needs both sides") }
+        } else if sideA != nil || sideB != nil {
+            throw Refusal(path: path + (sideA != nil ? "/sideA" : "/sideB"), reason: "an entity has no sides")
+        }
+        return StoredObject(
+            id: id, kind: kind, classKey: key, classVersion: version, status: status, payload: payload,
+            createdAt: try integer("createdAt"), updatedAt: try integer("updatedAt"), expiresAt: try integer("expiresAt"),
+            eTag: eTag, revision: UInt64(revision), sideA: sideA, sideB: sideB)
+    }
+
+    /// Checks the loaded state as a whole: no object's revision or eTag is ahead of the state's
+    /// revision (the emulator would hand them out again), every relationship's sides exist, a
+    /// user and a channel have at most one membership, every object's class and version exist.
+    static func validate(_ engine: Engine) throws(Refusal) {
+        let revision = engine.revision
+        for subscribeKey in engine.keysets.keys.sorted() {
+            guard let keyset = engine.keysets[subscribeKey] else { continue }
+            let place = "keyset \(subscribeKey)"
+            var pairs: [ExactString: String] = [:]
+            for object in keyset.allObjects.sorted(by: { SortedIds.less($0.id, $1.id) }) {
+                let what = "\(place), \(object.kind.rawValue) \(quoted(object.id))"
+                if object.revision > revision {
+                    throw Refusal(
+                        path: "/revision",
+                        reason: "the state's revision \(revision) is below the revision \(object.revision) of \(what): "
+                            + "the next writes would hand out eTags and change-feed numbers that already exist; "
+                            + "set it to at least \(object.revision)")
+                }
+                if let owner = eTagRevision(object.eTag), owner > revision {
+                    throw Refusal(
+                        path: "/revision",
+                        reason: "the eTag \(object.eTag) of \(what) belongs to revision \(owner), above the state's "
+                            + "revision \(revision): the emulator would hand it out again; set the revision to at least \(owner)")
+                }
+                guard let definition = keyset.registry.definition(object.kind.space, object.classKey),
+                    definition.version(object.classVersion) != nil
+                else {
+                    throw Refusal(
+                        path: "",
+                        reason: "\(what) is of class \(object.classKey.name) version \(object.classVersion), which the keyset does not define")
+                }
+                guard object.kind.space == .relationship, let sideA = object.sideA, let sideB = object.sideB else { continue }
+                for side in [sideA, sideB] where keyset.object(.entity, side) == nil {
+                    throw Refusal(path: "", reason: "\(what) names the entity \(quoted(side)), which the state does not hold")
+                }
+                if object.kind == .membership {
+                    let pair = Keyset.pairKey(channelId: sideA, userId: sideB)
+                    if let other = pairs[pair] {
+                        throw Refusal(
+                            path: "",
+                            reason: "\(what) and membership \(quoted(other)) both put user \(quoted(sideB)) in channel "
+                                + "\(quoted(sideA)); a user has one membership per channel")
+                    }
+                    pairs[pair] = object.id
+                }
             }
         }
     }
 
-    private static func storedObject(_ json: JSONValue, registry: ClassRegistry) -> StoredObject? {
-        guard let id = json["id"]?.stringValue, let kindName = json["kind"]?.stringValue,
-            let className = json["className"]?.stringValue, let level = json["classLevel"]?.stringValue,
-            let version = json["classVersion"]?.intValue, let createdAt = json["createdAt"]?.int64Value,
-            let updatedAt = json["updatedAt"]?.int64Value, let expiresAt = json["expiresAt"]?.int64Value,
-            let eTag = json["eTag"]?.stringValue, let revision = json["revision"]?.int64Value
-        else { return nil }
-        let kind = ObjectKind(rawValue: kindName)
-        guard [.user, .channel, .entity, .membership, .relationship].contains(kind) else { return nil }
-        let key = ClassKey(name: className, level: ClassLevel(rawValue: level))
-        guard registry.definition(kind.space, key) != nil else { return nil }
-        let payload = json["payload"]
-        guard payload == nil || payload?.objectValue != nil else { return nil }
-        let sideA = json["sideA"]?.stringValue
-        let sideB = json["sideB"]?.stringValue
-        guard kind.space == .entity || (sideA != nil && sideB != nil) else { return nil }
-        return StoredObject(
-            id: id, kind: kind, classKey: key, classVersion: version, status: json["status"]?.stringValue,
-            payload: payload, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt, eTag: eTag,
-            revision: UInt64(truncatingIfNeeded: revision), sideA: sideA, sideB: sideB)
+    /// The revision whose eTag is `eTag` (``Engine/eTag(for:)`` inverted), or nil when no
+    /// revision has it.
+    static func eTagRevision(_ eTag: String) -> UInt64? {
+        guard let value = UInt64(eTag, radix: 36) else { return nil }
+        let revision = (value &- 0x5bd1_e995) &* multiplierInverse
+        return Engine.eTag(for: revision) == eTag ? revision : nil
+    }
+
+    /// The inverse of the eTag multiplier modulo 2^64 (Newton's iteration; the multiplier is odd).
+    private static let multiplierInverse: UInt64 = {
+        let multiplier: UInt64 = 0x9E37_79B9
+        var inverse = multiplier
+        for _ in 0..<6 { inverse = inverse &* (2 &- multiplier &* inverse) }
+        return inverse
+    }()
+
+    static func refuseUnknownFields(_ fields: [String: JSONValue], allowed: Set<String>, at path: String) throws(Refusal) {
+        for key in fields.keys.sorted() where !allowed.contains(key) {
+            throw Refusal(
+                path: path + "/" + escape(key),
+                reason: "unknown field (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    /// An id as a JSON string literal, so invisible or look-alike characters show.
+    static func quoted(_ text: String) -> String {
+        (try? JSONValue.string(text).jsonBytes()).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(text)\""
     }
 
     // MARK: Files
 
-    /// The parsed state file, or nil when there is none yet. A file that exists but cannot be
+    /// The parsed file at `path`, or nil when there is none. A file that exists but cannot be
     /// parsed is an error: it is never silently replaced.
     static func read(path: String) throws(EmulatorError) -> JSONValue? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EmulatorError(code: .fileAccess, message: "cannot read the state file \(path)")
-        }
+        guard let bytes = try readBytes(path: path) else { return nil }
         do {
-            return try JSONValue(parsing: [UInt8](data))
+            return try JSONValue(parsing: bytes)
         } catch {
-            throw EmulatorError(code: .corruptStateFile, message: "the state file \(path) is not valid JSON: \(error)")
+            throw EmulatorError(
+                code: .corruptStateFile,
+                message: "the state file \(path) is not valid JSON (\(error)); it was left as it is")
         }
     }
 
-    /// Writes `bytes` to `path` atomically: temporary file, flush, rename.
-    static func write(_ bytes: [UInt8], to path: String) throws(EmulatorError) {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw EmulatorError(code: .fileAccess, message: "cannot create \(temporary.path)")
-            }
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: Data(bytes))
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw EmulatorError(code: .fileAccess, message: "cannot rename the state file into \(path)")
-            }
-        } catch let error as EmulatorError {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw EmulatorError(code: .fileAccess, message: "cannot write the state file \(path): \(error)")
+    /// The bytes of the file at `path`, or nil when there is none.
+    static func readBytes(path: String) throws(EmulatorError) -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EmulatorError(code: .fileAccess, message: "cannot read \(path)")
         }
+        return [UInt8](data)
     }
 }

@@ -1,0 +1,209 @@
+import DataSyncEmulator
+import EmulatorHTTP
+import Foundation
+import JSONCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs `body` against a started `HTTPServer` with `HTTPTestingHandler`, then stops it.
+private func withServer(
+    _ configure: (inout HTTPServer.Configuration) -> Void,
+    observer: (@Sendable (HTTPTestingHandler.Event) -> Void)? = nil,
+    _ body: (HTTPServer, UInt16) async throws -> Void
+) async throws {
+    var configuration = HTTPServer.Configuration()
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, handler: HTTPTestingHandler(observer: observer))
+    try await server.start()
+    do {
+        try await body(server, try #require(server.port))
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
+
+/// Waits (without sleeping on the cooperative pool for long) until `condition` holds or 10 s pass.
+private func eventually(_ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while !condition() {
+        if Date() > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// Issue 18, point 3: over the connection limit a client is answered at once (idle connections
+/// give way first), and the bytes buffered across connections are capped.
+@Suite("Connection and memory limits", .serialized)
+struct ConnectionLimitTests {
+    @Test("with many idle connections open on a small limit, a new client is answered at once")
+    func idleConnectionsGiveWay() async throws {
+        // Idle connections time out only after two minutes: an answer within the read timeout
+        // can only come from making room.
+        try await withServer({
+            $0.maximumConnections = 16
+            $0.idleTimeout = .seconds(120)
+        }) { server, port in
+            let idle = try await onThread { try (0..<100).map { _ in try WireConnection(port: port, timeout: 10) } }
+            #expect(await eventually { server.statistics.connectionsAccepted == 100 })
+            let text = try await onThread { () throws -> String in
+                let client = try WireConnection(port: port, timeout: 30)
+                return try client.request("GET", "/bytes/2").text
+            }
+            #expect(text == "ab")
+            #expect(server.statistics.idleConnectionsEvicted >= 85)
+            #expect(server.statistics.openConnections <= 16)
+            // The oldest idle connection was closed; its client reads the end of the stream.
+            let first = idle[0]
+            #expect(try await onThread { try first.readsEndOfStream() })
+            withExtendedLifetime(idle) {}
+        }
+    }
+
+    @Test("over the limit with no idle connection: 503 with Retry-After at once, held requests untouched")
+    func activeConnectionsAreNotEvicted() async throws {
+        let started = Locked(0)
+        try await withServer({ $0.maximumConnections = 4 }, observer: { event in
+            if case .started = event { started.withLock { $0 += 1 } }
+        }) { server, port in
+            let held = try await onThread { () throws -> [WireConnection] in
+                try (0..<4).map { _ in
+                    let connection = try WireConnection(port: port, timeout: 10)
+                    try connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+                    return connection
+                }
+            }
+            #expect(await eventually { started.withLock { $0 } == 4 })
+            let refusal = try await onThread { () throws -> (WireResponse, Double) in
+                let begin = Date()
+                let client = try WireConnection(port: port, timeout: 30)
+                let response = try client.request("GET", "/bytes/1")
+                return (response, Date().timeIntervalSince(begin))
+            }
+            #expect(refusal.0.status == 503)
+            #expect(refusal.0.header("Retry-After") == "1")
+            #expect(refusal.0.text.contains("too many connections"))
+            #expect(refusal.1 < 5)
+            #expect(server.statistics.connectionsRefused == 1)
+            #expect(server.statistics.handlersCancelled == 0)
+            withExtendedLifetime(held) {}
+        }
+    }
+
+    @Test("at the limit an idle connection is closed before any active one")
+    func idleBeforeActive() async throws {
+        let started = Locked(0)
+        try await withServer({ $0.maximumConnections = 4 }, observer: { event in
+            if case .started = event { started.withLock { $0 += 1 } }
+        }) { server, port in
+            let held = try await onThread { () throws -> [WireConnection] in
+                try (0..<3).map { _ in
+                    let connection = try WireConnection(port: port, timeout: 10)
+                    try connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+                    return connection
+                }
+            }
+            #expect(await eventually { started.withLock { $0 } == 3 })
+            let idle = try await onThread { () throws -> WireConnection in
+                let connection = try WireConnection(port: port, timeout: 10)
+                guard try connection.request("GET", "/bytes/3").text == "abc" else { throw TestFailure("not served") }
+                return connection
+            }
+            let text = try await onThread { () throws -> String in
+                let client = try WireConnection(port: port, timeout: 30)
+                return try client.request("GET", "/bytes/2", headers: [("Connection", "close")]).text
+            }
+            #expect(text == "ab")
+            #expect(try await onThread { try idle.readsEndOfStream() })
+            #expect(server.statistics.idleConnectionsEvicted == 1)
+            #expect(server.statistics.handlersCancelled == 0)
+            #expect(server.statistics.connectionsRefused == 0)
+            withExtendedLifetime(held) {}
+        }
+    }
+
+    @Test("a declared body that does not fit the buffer budget is refused with 503 before it is sent")
+    func bufferBudgetRefusesDeclaredBodies() async throws {
+        try await withServer({ $0.maximumBufferedRequestBytes = 1 << 20 }) { server, port in
+            let first = try await onThread { () throws -> WireConnection in
+                let connection = try WireConnection(port: port, timeout: 10)
+                try connection.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n")
+                try connection.send([UInt8](repeating: 65, count: 700_000))
+                return connection
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let refusal = try await onThread { () throws -> WireResponse in
+                let client = try WireConnection(port: port, timeout: 30)
+                // Only the head: the answer must come before any body byte.
+                try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 300000\r\n\r\n")
+                return try client.response()
+            }
+            #expect(refusal.status == 503)
+            #expect(refusal.header("Retry-After") == "1")
+            #expect(refusal.text.contains("buffering too many request bytes"))
+            #expect(server.statistics.requestsRefusedForBufferLimit == 1)
+            // The first upload is unaffected and completes.
+            let answer = try await onThread { () throws -> WireResponse in
+                try first.send([UInt8](repeating: 65, count: 200_000))
+                return try first.response()
+            }
+            #expect(answer.status == 200)
+            // Once it is done, the budget is free again.
+            let later = try await onThread { () throws -> Int in
+                let client = try WireConnection(port: port, timeout: 30)
+                return try client.request("POST", "/echo?omitBody=1", body: [UInt8](repeating: 66, count: 300_000)).status
+            }
+            #expect(later == 200)
+        }
+    }
+
+    @Test("a chunked body growing past the buffer budget is refused with 503")
+    func bufferBudgetRefusesGrowingBodies() async throws {
+        try await withServer({ $0.maximumBufferedRequestBytes = 256 * 1024 }) { server, port in
+            let response = try await onThread { () throws -> WireResponse in
+                let client = try WireConnection(port: port, timeout: 30)
+                try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+                let chunk = Array("8000\r\n".utf8) + [UInt8](repeating: 67, count: 0x8000) + [13, 10]
+                do {
+                    for _ in 0..<16 { try client.send(chunk) }
+                    try client.send("0\r\n\r\n")
+                } catch {
+                    // The server may close while the rest is still being sent.
+                }
+                return try client.response()
+            }
+            #expect(response.status == 503)
+            #expect(server.statistics.requestsRefusedForBufferLimit == 1)
+        }
+    }
+
+    @Test("the emulator's limits come from its configuration: many idle clients, requests still answered")
+    func emulatorLimits() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.serverLimits = EmulatorServerLimits(maximumConnections: 8, maximumBufferedRequestBytes: 1 << 20)
+        let emulator = try Emulator(configuration: configuration)
+        let port = try #require(try await emulator.start().port.map(UInt16.init))
+        let statuses = try await onThread { () throws -> [Int] in
+            let idle = try (0..<40).map { _ in try WireConnection(port: port, timeout: 10) }
+            var statuses: [Int] = []
+            for _ in 0..<8 {
+                let client = try WireConnection(port: port, timeout: 30)
+                statuses.append(try client.request("GET", "/time/0").status)
+            }
+            let big = try WireConnection(port: port, timeout: 30)
+            try big.send("POST \(dataSyncPath("users")) HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+            statuses.append(try big.response().status)
+            withExtendedLifetime(idle) {}
+            return statuses
+        }
+        await emulator.stop()
+        #expect(statuses == Array(repeating: 200, count: 8) + [503])
+    }
+}

@@ -1,0 +1,176 @@
+import DataSyncEmulator
+import EmulatorHTTP
+import Foundation
+import JSONCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Issue 18, points 1 and 2: the request log never blocks or kills the server, and never holds
+/// a secret. The executable is run as a child process with its standard output on a pipe.
+@Suite("Request log", .serialized)
+struct RequestLogTests {
+    @Test("a reader that closes the output after the banner neither kills nor stalls the emulator")
+    func closedOutput() async throws {
+        let emulator = try await EmulatorProcess.start()
+        emulator.closeOutput()
+        let port = emulator.port
+        try await onThread {
+            let connection = try WireConnection(port: port, timeout: 10)
+            for index in 0..<200 {
+                let response = try connection.request("GET", "/time/0?n=\(index)")
+                guard response.status == 200 else { throw TestFailure("request \(index) answered \(response.status)") }
+            }
+            // New connections too.
+            for index in 0..<20 {
+                let fresh = try WireConnection(port: port, timeout: 10)
+                let response = try fresh.request("GET", "/time/0", headers: [("Connection", "close")])
+                guard response.status == 200 else { throw TestFailure("connection \(index) answered \(response.status)") }
+            }
+        }
+        #expect(emulator.isRunning)
+        #expect(try await emulator.stopped() == .exited(0))
+    }
+
+    @Test("an output nobody reads never stalls the emulator: 2,500 requests are all answered promptly")
+    func undrainedOutput() async throws {
+        let emulator = try await EmulatorProcess.start()
+        let port = emulator.port
+        // Long targets make long log lines: the pipe (64 KiB) is full after a few hundred.
+        let padding = String(repeating: "p", count: 300)
+        let slowest = try await onThread { () throws -> Double in
+            let connection = try WireConnection(port: port, timeout: 15)
+            var slowest = 0.0
+            for index in 0..<2_500 {
+                let started = Date()
+                let response = try connection.request("GET", "/time/0?n=\(index)&padding=\(padding)")
+                guard response.status == 200 else { throw TestFailure("request \(index) answered \(response.status)") }
+                slowest = max(slowest, Date().timeIntervalSince(started))
+            }
+            let fresh = try WireConnection(port: port, timeout: 15)
+            guard try fresh.request("GET", "/time/0").status == 200 else { throw TestFailure("a new connection failed") }
+            return slowest
+        }
+        #expect(slowest < 5, "the slowest request took \(slowest) s")
+        #expect(emulator.isRunning)
+        // It still stops on SIGTERM (its last lines cannot be written; it waits for them briefly).
+        #expect(try await emulator.stopped(grace: 15) == .exited(0))
+    }
+
+    @Test("clients resetting connections mid-response do not kill the emulator (no SIGPIPE on sockets)")
+    func resetMidResponse() async throws {
+        let emulator = try await EmulatorProcess.start()
+        emulator.closeOutput()
+        let port = emulator.port
+        try await onThread {
+            let setup = try WireConnection(port: port, timeout: 10)
+            let payload = String(repeating: "z", count: 60_000)
+            for index in 0..<20 {
+                let body = try dataBody([
+                    "id": .string("big\(index)"), "entityClassVersion": 1, "payload": ["blob": .string(payload)],
+                ])
+                let created = try setup.request(
+                    "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body)
+                guard created.status == 201 else { throw TestFailure("create answered \(created.status)") }
+            }
+            for _ in 0..<30 {
+                // Ask for a 1.2 MB page, then reset the connection without reading it.
+                let client = try WireConnection(port: port, timeout: 10)
+                try client.send("GET \(dataSyncPath("users?limit=100")) HTTP/1.1\r\nHost: x\r\n\r\n")
+                var option = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+                client.close()
+            }
+            guard try setup.request("GET", "/time/0").status == 200 else { throw TestFailure("not answered after resets") }
+        }
+        #expect(emulator.isRunning)
+        try await emulator.stopped()
+    }
+
+    @Test("no log line holds an auth token, a signature or a revoked token; they read REDACTED")
+    func secretsAreRedacted() async throws {
+        let lines = Locked<[String]>([])
+        let emulator = try Emulator()
+        let url = try await emulator.start(requestLog: { line in lines.withLock { $0.append(line) } })
+        defer { Task { await emulator.stop() } }
+        let port = try #require(url.port.map(UInt16.init))
+        let targets = [
+            "/time/0?auth=SECRET-ONE&uuid=me",
+            "/time/0?uuid=me&signature=v2.SECRET-TWO&timestamp=1",
+            "/time/0?%61uth=SECRET-THREE",
+            "/time/0?AUTH=SECRET-FOUR&Signature=SECRET-FIVE",
+            dataSyncPath("users?auth=SECRET-SIX"),
+        ]
+        try await onThread {
+            let connection = try WireConnection(port: port)
+            for target in targets { _ = try connection.request("GET", target) }
+            _ = try connection.request("DELETE", "/v3/pam/demo/grant/SECRET-SEVEN-TOKEN?uuid=me")
+        }
+        await emulator.stop()
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == targets.count + 1)
+        for line in logged {
+            #expect(!line.contains("SECRET"), "leaked: \(line)")
+        }
+        #expect(logged.first?.hasPrefix("GET /time/0?auth=REDACTED&uuid=me -> 200") == true)
+        #expect(logged.contains { $0.hasPrefix("DELETE /v3/pam/demo/grant/REDACTED?uuid=me -> ") })
+        #expect(logged.contains { $0.contains("signature=REDACTED&timestamp=1") })
+    }
+
+    @Test("the line writer drops and counts lines instead of blocking, and reports the gap")
+    func lineWriterDropsWhenFull() async throws {
+        let observed = try await onThread { () throws -> (Double, Int, Bool, String) in
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw TestFailure("pipe() failed") }
+            defer {
+                close(ends[0])
+                close(ends[1])
+            }
+            let writer = LineWriter(fileDescriptor: ends[1], capacityBytes: 4096)
+            let started = Date()
+            for index in 0..<20_000 { writer.write("line \(index) " + String(repeating: "x", count: 40)) }
+            let elapsed = Date().timeIntervalSince(started)
+            let dropped = writer.statistics.droppedLines
+            let flushed = writer.flush(timeout: .milliseconds(100))
+            // Drain the pipe: the writer catches up, then says how many lines went missing.
+            _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+            writer.write("after")
+            var text = [UInt8]()
+            let deadline = Date().addingTimeInterval(10)
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while !String(decoding: text, as: UTF8.self).contains("after\n") && Date() < deadline {
+                let count = read(ends[0], &chunk, chunk.count)
+                if count > 0 { text += chunk[0..<count] } else { usleep(1000) }
+            }
+            return (elapsed, dropped, flushed, String(decoding: text, as: UTF8.self))
+        }
+        #expect(observed.0 < 5)
+        #expect(observed.1 > 10_000)
+        #expect(!observed.2)
+        #expect(observed.3.contains("lines dropped (the output was not being read)"))
+        #expect(observed.3.hasSuffix("after\n"))
+    }
+
+    @Test("the line writer survives a closed pipe even where SIGPIPE is not ignored")
+    func lineWriterClosedPipe() async throws {
+        let observed = try await onThread { () throws -> (Bool, Int) in
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw TestFailure("pipe() failed") }
+            defer { close(ends[1]) }
+            close(ends[0])
+            let writer = LineWriter(fileDescriptor: ends[1])
+            writer.write("nobody reads this")
+            _ = writer.flush(timeout: .seconds(5))
+            let deadline = Date().addingTimeInterval(5)
+            while !writer.statistics.outputClosed && Date() < deadline { usleep(1000) }
+            writer.write("dropped")
+            return (writer.statistics.outputClosed, writer.statistics.droppedLines)
+        }
+        #expect(observed.0)
+        #expect(observed.1 >= 2)
+    }
+}
