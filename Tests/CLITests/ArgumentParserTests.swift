@@ -181,7 +181,8 @@ struct EmulatorOptionsTests {
             "--host", "0.0.0.0", "--port", "8090", "--classes", "c.json", "--seed", "s.json", "--state-file", "st.json",
             "--filter-fast-limit", "20", "--publish-key", "p", "--subscribe-key", "s", "--secret-key", "k",
             "--keyset", "p2:s2:k2", "--keyset", "p3:s3:", "--access-control", "--catch-up-buffer", "5",
-            "--presence-announce-max", "0", "--presence-interval", "3",
+            "--presence-announce-max", "0", "--presence-interval", "3", "--max-connections", "64",
+            "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t",
         ])
         guard case .run(let options) = parsed else {
             Issue.record("expected options")
@@ -203,7 +204,17 @@ struct EmulatorOptionsTests {
         #expect(options.catchUpBuffer == 5)
         #expect(options.announceMax == 0)
         #expect(options.presenceInterval == 3)
-        #expect(EmulatorOptions.optionNames.count == 15)
+        #expect(
+            options.serverLimits == EmulatorServerLimits(maximumConnections: 64, maximumBufferedRequestBytes: 1_048_576)
+        )
+        #expect(options.adminSecret == "s3cr3t")
+        var withoutFiles = options
+        withoutFiles.classesFile = nil
+        withoutFiles.seedFile = nil
+        let configuration = try withoutFiles.configuration()
+        #expect(configuration.serverLimits.maximumConnections == 64)
+        #expect(configuration.admin.secret == "s3cr3t")
+        #expect(EmulatorOptions.optionNames.count == 18)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")

@@ -119,10 +119,18 @@ actor DataSyncService: EmulatorService {
 
     // MARK: Administration
 
-    /// Runs `body` on the engine as one atomic step, then saves what it committed as a request
+    /// Runs `body` on the engine as one transaction, then saves what it changed as a request
     /// would (the admin routes: reset, export, import, keyset summaries).
+    ///
+    /// Unlike a request, an admin change whose save fails is kept in memory (the admin answer has
+    /// already been computed from it) and is written by the next save that succeeds; the
+    /// emulator's documentation says so.
     func administer<R: Sendable, E: Error>(_ body: (Engine) throws(E) -> R) throws(E) -> R {
-        defer { try? persistIfNeeded() }
+        engine.beginTransaction()
+        defer {
+            try? saveChanges()
+            engine.commitTransaction()
+        }
         return try body(engine)
     }
 
