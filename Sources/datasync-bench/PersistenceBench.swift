@@ -20,11 +20,13 @@ enum PersistenceBench {
             rows.append(
                 BenchRow(
                     scenario: "state file: write latency, mean, \(label) objects stored", unit: "ms",
-                    ours: journal.mean, baselineName: "whole-file rewrite", baseline: rewrite.mean, higherIsBetter: false))
+                    ours: journal.mean, baselineName: "whole-file rewrite", baseline: rewrite.mean,
+                    higherIsBetter: false))
             rows.append(
                 BenchRow(
                     scenario: "state file: write latency, p99, \(label) objects stored", unit: "ms",
-                    ours: journal.p99, baselineName: "whole-file rewrite", baseline: rewrite.p99, higherIsBetter: false))
+                    ours: journal.p99, baselineName: "whole-file rewrite", baseline: rewrite.p99, higherIsBetter: false)
+            )
             rows.append(
                 BenchRow(
                     scenario: "same write without a state file (the request itself), \(label) objects", unit: "ms",
@@ -46,7 +48,8 @@ enum PersistenceBench {
     /// Seeds `objects` users into an emulator with a state file (none when `writes` is nil), then
     /// times `count` PATCHes.
     static func measure(objects: Int, writes: StateFileWrites?, count: Int) async throws -> Figures {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-state-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("state.json").path
@@ -55,7 +58,9 @@ enum PersistenceBench {
         for index in 0..<objects {
             users.append([
                 "id": .string("user-\(index)"), "status": "active",
-                "payload": ["name": .string("User number \(index)"), "team": "core", "visits": .int(Int64(index % 97))],
+                "payload": [
+                    "name": .string("User number \(index)"), "team": "core", "visits": .int(Int64(index % 97)),
+                ],
             ])
         }
         var configuration = EmulatorConfiguration(
@@ -73,10 +78,12 @@ enum PersistenceBench {
             let started = clock.now
             let response = await emulator.respond(
                 to: ServerRequest(
-                    method: "PATCH", target: "/v1/datasync/subkeys/bench/users/user-\(index)", headers: headers, body: body))
+                    method: "PATCH", target: "/v1/datasync/subkeys/bench/users/user-\(index)", headers: headers,
+                    body: body))
             let elapsed = started.duration(to: clock.now)
             guard response.status == 200 else {
-                throw BenchFailure(message: "PATCH answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+                throw BenchFailure(
+                    message: "PATCH answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
             }
             latencies.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
         }

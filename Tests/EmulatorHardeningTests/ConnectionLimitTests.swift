@@ -70,9 +70,12 @@ struct ConnectionLimitTests {
     @Test("over the limit with no idle connection: 503 with Retry-After at once, held requests untouched")
     func activeConnectionsAreNotEvicted() async throws {
         let started = Locked(0)
-        try await withServer({ $0.maximumConnections = 4 }, observer: { event in
-            if case .started = event { started.withLock { $0 += 1 } }
-        }) { server, port in
+        try await withServer(
+            { $0.maximumConnections = 4 },
+            observer: { event in
+                if case .started = event { started.withLock { $0 += 1 } }
+            }
+        ) { server, port in
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<4).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
@@ -100,9 +103,12 @@ struct ConnectionLimitTests {
     @Test("at the limit an idle connection is closed before any active one")
     func idleBeforeActive() async throws {
         let started = Locked(0)
-        try await withServer({ $0.maximumConnections = 4 }, observer: { event in
-            if case .started = event { started.withLock { $0 += 1 } }
-        }) { server, port in
+        try await withServer(
+            { $0.maximumConnections = 4 },
+            observer: { event in
+                if case .started = event { started.withLock { $0 += 1 } }
+            }
+        ) { server, port in
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<3).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
@@ -158,7 +164,8 @@ struct ConnectionLimitTests {
             // Once it is done, the budget is free again.
             let later = try await onThread { () throws -> Int in
                 let client = try WireConnection(port: port, timeout: 30)
-                return try client.request("POST", "/echo?omitBody=1", body: [UInt8](repeating: 66, count: 300_000)).status
+                return try client.request("POST", "/echo?omitBody=1", body: [UInt8](repeating: 66, count: 300_000))
+                    .status
             }
             #expect(later == 200)
         }

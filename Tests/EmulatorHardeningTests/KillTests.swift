@@ -43,7 +43,9 @@ struct KillTests {
             } else {
                 let id = "r\(round)-c\(number)-\(index)"
                 guard
-                    let body = try? dataBody(["id": .string(id), "entityClassVersion": 1, "payload": ["round": .int(Int64(round))]]),
+                    let body = try? dataBody([
+                        "id": .string(id), "entityClassVersion": 1, "payload": ["round": .int(Int64(round))],
+                    ]),
                     let reply = try? connection.request(
                         "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
                     reply.status == 201
@@ -73,7 +75,9 @@ struct KillTests {
                 var missing: [String] = []
                 if round == 0 {
                     for number in 0..<clients {
-                        let body = try dataBody(["id": .string("counter\(number)"), "entityClassVersion": 1, "payload": ["n": 0]])
+                        let body = try dataBody([
+                            "id": .string("counter\(number)"), "entityClassVersion": 1, "payload": ["n": 0],
+                        ])
                         let reply = try connection.request(
                             "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body)
                         guard reply.status == 201 else { throw TestFailure("counter create answered \(reply.status)") }

@@ -29,7 +29,9 @@ struct RequestLogTests {
             for index in 0..<20 {
                 let fresh = try WireConnection(port: port, timeout: 10)
                 let response = try fresh.request("GET", "/time/0", headers: [("Connection", "close")])
-                guard response.status == 200 else { throw TestFailure("connection \(index) answered \(response.status)") }
+                guard response.status == 200 else {
+                    throw TestFailure("connection \(index) answered \(response.status)")
+                }
             }
         }
         #expect(emulator.isRunning)
@@ -52,7 +54,9 @@ struct RequestLogTests {
                 slowest = max(slowest, Date().timeIntervalSince(started))
             }
             let fresh = try WireConnection(port: port, timeout: 15)
-            guard try fresh.request("GET", "/time/0").status == 200 else { throw TestFailure("a new connection failed") }
+            guard try fresh.request("GET", "/time/0").status == 200 else {
+                throw TestFailure("a new connection failed")
+            }
             return slowest
         }
         #expect(slowest < 5, "the slowest request took \(slowest) s")
@@ -85,7 +89,9 @@ struct RequestLogTests {
                 setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
                 client.close()
             }
-            guard try setup.request("GET", "/time/0").status == 200 else { throw TestFailure("not answered after resets") }
+            guard try setup.request("GET", "/time/0").status == 200 else {
+                throw TestFailure("not answered after resets")
+            }
         }
         #expect(emulator.isRunning)
         try await emulator.stopped()

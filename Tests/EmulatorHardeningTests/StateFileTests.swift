@@ -19,13 +19,15 @@ private func send(
     if let contentType { all.append((name: "Content-Type", value: contentType)) }
     let bytes = try body.map { try JSONValue.object(["data": $0]).jsonBytes() } ?? []
     let response = await emulator.respond(
-        to: ServerRequest(method: method, target: dataSyncPath(rest, subscribeKey: subscribeKey), headers: all, body: bytes))
+        to: ServerRequest(
+            method: method, target: dataSyncPath(rest, subscribeKey: subscribeKey), headers: all, body: bytes))
     return (response.status, response.body.isEmpty ? nil : try? JSONValue(parsing: response.body))
 }
 
 private func createUser(_ emulator: Emulator, _ id: String, payload: JSONValue = [:]) async throws -> (Int, String?) {
     let reply = try await send(
-        emulator, "POST", "users", body: ["id": .string(id), "entityClassVersion": 1, "payload": payload], contentType: userMediaType)
+        emulator, "POST", "users", body: ["id": .string(id), "entityClassVersion": 1, "payload": payload],
+        contentType: userMediaType)
     return (reply.status, reply.json?["data"]?["eTag"]?.stringValue)
 }
 
@@ -39,7 +41,11 @@ private func seed(users count: Int, channels: Int = 0) -> JSONValue {
         channelItems.append(["id": .string("c\(index)")])
         memberships.append(["channelId": .string("c\(index)"), "userId": .string("u\(index)")])
     }
-    return ["keysets": ["demo": ["users": .array(users), "channels": .array(channelItems), "memberships": .array(memberships)]]]
+    return [
+        "keysets": [
+            "demo": ["users": .array(users), "channels": .array(channelItems), "memberships": .array(memberships)]
+        ]
+    ]
 }
 
 private func readJSON(_ path: String) throws -> JSONValue {
@@ -84,7 +90,8 @@ struct HandEditedStateTests {
 
     /// Writes a state of 1,501 users, 3 channels and memberships; returns its document.
     private func makeState() async throws -> JSONValue {
-        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 1_501, channels: 3), stateFile: path))
+        let emulator = try Emulator(
+            configuration: EmulatorConfiguration(seed: seed(users: 1_501, channels: 3), stateFile: path))
         #expect(try await send(emulator, "GET", "users/u1500").status == 200)
         return try readJSON(path)
     }
@@ -249,7 +256,9 @@ struct StateJournalTests {
         let emulator = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         for index in 0..<5 { #expect(try await createUser(emulator, "t\(index)").0 == 201) }
         let good = try #require(bytes(path + ".journal"))
-        for tail: [UInt8] in [[0x40, 0x00], [0xFF, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x7B], good.suffix(50).map { $0 }] {
+        for tail: [UInt8] in [
+            [0x40, 0x00], [0xFF, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x7B], good.suffix(50).map { $0 },
+        ] {
             try Data(good + tail).write(to: URL(fileURLWithPath: path + ".journal"))
             let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
             for index in 0..<5 { #expect(try await send(restarted, "GET", "users/t\(index)").status == 200) }
@@ -347,9 +356,11 @@ struct FailedSaveTests {
             let connection = try WireConnection(port: port)
             let body = try dataBody(["id": "carol", "entityClassVersion": 1, "payload": ["team": "web"]])
             return [
-                try connection.request("POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
+                try connection.request(
+                    "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
                 try connection.request("GET", dataSyncPath("users/carol")),
-                try connection.request("POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
+                try connection.request(
+                    "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
                 try connection.request("GET", dataSyncPath("users/carol")),
             ]
         }
@@ -379,7 +390,9 @@ struct FailedSaveTests {
             await emulator.respond(
                 to: ServerRequest(
                     method: "PATCH", target: dataSyncPath("users/u1"),
-                    headers: [(name: "Content-Type", value: "application/json-patch+json"), (name: "If-Match", value: eTag)],
+                    headers: [
+                        (name: "Content-Type", value: "application/json-patch+json"), (name: "If-Match", value: eTag),
+                    ],
                     body: Array(#"[{"op":"replace","path":"/payload/n","value":99}]"#.utf8)))
         }
         #expect(await patch().status == 500)
@@ -405,7 +418,8 @@ struct FailedSaveTests {
         #expect(try await send(emulator, "GET", "memberships?user_id=u2").json?["data"]?.arrayValue?.count == 1)
         // The pair index came back too: a second membership of u2 in c2 is still a conflict.
         let duplicate = try await send(
-            emulator, "POST", "memberships", body: ["channelId": "c2", "userId": "u2", "relationshipClassVersion": 1], contentType: membershipMediaType)
+            emulator, "POST", "memberships", body: ["channelId": "c2", "userId": "u2", "relationshipClassVersion": 1],
+            contentType: membershipMediaType)
         #expect(duplicate.status == 409)
         #expect(try await send(emulator, "DELETE", "users/u2").status == 200)
         #expect(try await send(emulator, "GET", "memberships?user_id=u2").json?["data"]?.arrayValue?.isEmpty == true)

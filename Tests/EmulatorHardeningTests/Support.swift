@@ -275,7 +275,8 @@ final class EmulatorProcess: @unchecked Sendable {
             // One byte at a time: nothing after the banner is taken from the pipe.
             var byte: UInt8 = 0
             guard read(outputFD, &byte, 1) == 1 else {
-                throw TestFailure("the emulator's output ended before its banner: \(String(decoding: text, as: UTF8.self))")
+                throw TestFailure(
+                    "the emulator's output ended before its banner: \(String(decoding: text, as: UTF8.self))")
             }
             text.append(byte)
         }

@@ -33,7 +33,8 @@ struct UnicodeIdTests {
         var fields = data.objectValue ?? [:]
         fields[collection == "memberships" ? "relationshipClassVersion" : "entityClassVersion"] = 1
         return try connection.request(
-            "POST", dataSyncPath(collection), headers: [("Content-Type", mediaType)], body: try dataBody(.object(fields)))
+            "POST", dataSyncPath(collection), headers: [("Content-Type", mediaType)],
+            body: try dataBody(.object(fields)))
     }
 
     private static func id(_ response: WireResponse) -> String? {
@@ -47,7 +48,8 @@ struct UnicodeIdTests {
             var statuses: [Int] = []
             for (index, id) in ids.enumerated() {
                 let created = try Self.create(
-                    connection, "users", ["id": .string(id), "payload": ["n": .int(Int64(index))]], mediaType: userMediaType)
+                    connection, "users", ["id": .string(id), "payload": ["n": .int(Int64(index))]],
+                    mediaType: userMediaType)
                 statuses.append(created.status)
             }
             var read: [[UInt32]] = []
@@ -67,7 +69,8 @@ struct UnicodeIdTests {
             let nfcAfterPatch = try connection.request("GET", dataSyncPath("users/\(percentEncoded(Self.cafeNFC))"))
             let removed = try connection.request("DELETE", dataSyncPath("users/\(percentEncoded(Self.angstrom))"))
             let aRingAfterRemove = try connection.request("GET", dataSyncPath("users/\(percentEncoded(Self.aRing))"))
-            let angstromAfterRemove = try connection.request("GET", dataSyncPath("users/\(percentEncoded(Self.angstrom))"))
+            let angstromAfterRemove = try connection.request(
+                "GET", dataSyncPath("users/\(percentEncoded(Self.angstrom))"))
             return (
                 statuses, read, payloads, listedIds, patched.status,
                 (try? JSONValue(parsing: nfcAfterPatch.body))?["data"]?["payload"]?["n"]?.int64Value, removed.status,
@@ -104,7 +107,9 @@ struct UnicodeIdTests {
             let removed = try connection.request("DELETE", dataSyncPath("channels/\(percentEncoded(Self.cafeNFC))"))
             let left = try connection.request("GET", dataSyncPath("memberships?user_id=alice"))
             let ids = { (response: WireResponse) in
-                ((try? JSONValue(parsing: response.body))?["data"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+                ((try? JSONValue(parsing: response.body))?["data"]?.arrayValue ?? []).compactMap {
+                    $0["id"]?.stringValue
+                }
             }
             return (first.status, second.status, ids(byChannel), removed.status, ids(left))
         }
@@ -125,8 +130,10 @@ struct UnicodeIdTests {
             try [faces, tooMany, oneGrapheme].map { id in
                 try Self.create(connection, "users", ["id": .string(id)], mediaType: userMediaType).status
             } + [
-                try Self.create(connection, "users", ["id": "st", "status": .string(longStatus)], mediaType: userMediaType)
-                    .status,
+                try Self.create(
+                    connection, "users", ["id": "st", "status": .string(longStatus)], mediaType: userMediaType
+                )
+                .status,
                 try connection.request("GET", dataSyncPath("users/\(percentEncoded(faces))")).status,
             ]
         }
@@ -143,13 +150,16 @@ struct UnicodeIdTests {
         for id in ids {
             let response = await first.respond(
                 to: ServerRequest(
-                    method: "POST", target: dataSyncPath("users"), headers: [(name: "Content-Type", value: userMediaType)],
+                    method: "POST", target: dataSyncPath("users"),
+                    headers: [(name: "Content-Type", value: userMediaType)],
                     body: try dataBody(["id": .string(id), "entityClassVersion": 1])))
             #expect(response.status == 201)
         }
         let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         let listed = await second.respond(to: ServerRequest(method: "GET", target: dataSyncPath("users")))
-        let listedIds = (try JSONValue(parsing: listed.body))["data"]?.arrayValue?.map { scalars($0["id"]?.stringValue) }
+        let listedIds = (try JSONValue(parsing: listed.body))["data"]?.arrayValue?.map {
+            scalars($0["id"]?.stringValue)
+        }
         #expect(listedIds.map(Set.init) == Set(ids.map { scalars($0) }))
         #expect(listedIds?.count == 4)
     }

@@ -298,8 +298,12 @@ extension Engine {
             let sameClass = { (id: String) -> StoredObject? in
                 keyset.object(.relationship, id).flatMap { $0.classKey == classKey ? $0 : nil }
             }
-            let bTaken = keyset.linkedRelationshipIds(of: sideB).contains { sameClass($0)?.sideB.isExactly(sideB) == true }
-            let aTaken = keyset.linkedRelationshipIds(of: sideA).contains { sameClass($0)?.sideA.isExactly(sideA) == true }
+            let bTaken = keyset.linkedRelationshipIds(of: sideB).contains {
+                sameClass($0)?.sideB.isExactly(sideB) == true
+            }
+            let aTaken = keyset.linkedRelationshipIds(of: sideA).contains {
+                sameClass($0)?.sideA.isExactly(sideA) == true
+            }
             if bTaken || (cardinality == .oneToOne && aTaken) {
                 throw APIError(
                     status: 409, code: .cardinality,

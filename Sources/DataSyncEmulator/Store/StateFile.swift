@@ -13,7 +13,9 @@ enum StateFile {
     static let format = "datasync-emulator-state"
     static let formatVersion: Int64 = 1
 
-    static let topLevelFields: Set<String> = ["format", "formatVersion", "revision", "cursorKey", "keysets", "generation"]
+    static let topLevelFields: Set<String> = [
+        "format", "formatVersion", "revision", "cursorKey", "keysets", "generation",
+    ]
     static let keysetFields: Set<String> = ["subscribeKey", "entityClasses", "relationshipClasses", "objects"]
     static let objectFields: Set<String> = [
         "id", "kind", "className", "classLevel", "classVersion", "createdAt", "updatedAt", "expiresAt", "eTag",
@@ -112,7 +114,9 @@ enum StateFile {
             throw Refusal(path: "/format", reason: "not an emulator state file (format must be \"\(format)\")")
         }
         guard top["formatVersion"]?.int64Value == formatVersion else {
-            throw Refusal(path: "/formatVersion", reason: "unsupported state format version (this emulator reads \(formatVersion))")
+            throw Refusal(
+                path: "/formatVersion",
+                reason: "unsupported state format version (this emulator reads \(formatVersion))")
         }
         try refuseUnknownFields(top, allowed: topLevelFields, at: "")
         guard let revision = top["revision"]?.int64Value, revision >= 0 else {
@@ -158,7 +162,8 @@ enum StateFile {
                 guard keyset.object(object.kind.space, object.id) == nil else {
                     throw Refusal(
                         path: objectPath + "/id",
-                        reason: "the id \(quoted(object.id)) is used twice in the \(object.kind.space.rawValue) id space")
+                        reason:
+                            "the id \(quoted(object.id)) is used twice in the \(object.kind.space.rawValue) id space")
                 }
                 keyset.insert(object)
             }
@@ -190,7 +195,9 @@ enum StateFile {
     }
 
     /// One persisted object, checked field by field against `registry`.
-    static func storedObject(_ json: JSONValue, registry: ClassRegistry, at path: String) throws(Refusal) -> StoredObject {
+    static func storedObject(_ json: JSONValue, registry: ClassRegistry, at path: String) throws(Refusal)
+        -> StoredObject
+    {
         guard let fields = json.objectValue else { throw Refusal(path: path, reason: "not an object") }
         try refuseUnknownFields(fields, allowed: objectFields, at: path)
         func string(_ name: String) throws(Refusal) -> String {
@@ -230,10 +237,13 @@ enum StateFile {
         if kind.space == .entity {
             expectedKind = Engine.entityKind(registry, key)
         } else {
-            expectedKind = registry.isKind(.relationship, key, of: ClassDefinition.membershipKey) ? .membership : .relationship
+            expectedKind =
+                registry.isKind(.relationship, key, of: ClassDefinition.membershipKey) ? .membership : .relationship
         }
         guard kind == expectedKind else {
-            throw Refusal(path: path + "/kind", reason: "an object of class \(key.name) is a \(expectedKind.rawValue), not a \(kind.rawValue)")
+            throw Refusal(
+                path: path + "/kind",
+                reason: "an object of class \(key.name) is a \(expectedKind.rawValue), not a \(kind.rawValue)")
         }
         let classVersion = try integer("classVersion")
         guard let version = Int(exactly: classVersion), definition.version(version) != nil else {
@@ -255,14 +265,19 @@ enum StateFile {
         let sideA = try optionalString("sideA")
         let sideB = try optionalString("sideB")
         if kind.space == .relationship {
-            guard sideA != nil else { throw Refusal(path: path + "/sideA", reason: "a \(kind.rawValue) needs both sides") }
-            guard sideB != nil else { throw Refusal(path: path + "/sideB", reason: "a \(kind.rawValue) needs both sides") }
+            guard sideA != nil else {
+                throw Refusal(path: path + "/sideA", reason: "a \(kind.rawValue) needs both sides")
+            }
+            guard sideB != nil else {
+                throw Refusal(path: path + "/sideB", reason: "a \(kind.rawValue) needs both sides")
+            }
         } else if sideA != nil || sideB != nil {
             throw Refusal(path: path + (sideA != nil ? "/sideA" : "/sideB"), reason: "an entity has no sides")
         }
         return StoredObject(
             id: id, kind: kind, classKey: key, classVersion: version, status: status, payload: payload,
-            createdAt: try integer("createdAt"), updatedAt: try integer("updatedAt"), expiresAt: try integer("expiresAt"),
+            createdAt: try integer("createdAt"), updatedAt: try integer("updatedAt"),
+            expiresAt: try integer("expiresAt"),
             eTag: eTag, revision: UInt64(revision), sideA: sideA, sideB: sideB)
     }
 
@@ -288,18 +303,24 @@ enum StateFile {
                     throw Refusal(
                         path: "/revision",
                         reason: "the eTag \(object.eTag) of \(what) belongs to revision \(owner), above the state's "
-                            + "revision \(revision): the emulator would hand it out again; set the revision to at least \(owner)")
+                            + "revision \(revision): the emulator would hand it out again; set the revision to at least \(owner)"
+                    )
                 }
                 guard let definition = keyset.registry.definition(object.kind.space, object.classKey),
                     definition.version(object.classVersion) != nil
                 else {
                     throw Refusal(
                         path: "",
-                        reason: "\(what) is of class \(object.classKey.name) version \(object.classVersion), which the keyset does not define")
+                        reason:
+                            "\(what) is of class \(object.classKey.name) version \(object.classVersion), which the keyset does not define"
+                    )
                 }
-                guard object.kind.space == .relationship, let sideA = object.sideA, let sideB = object.sideB else { continue }
+                guard object.kind.space == .relationship, let sideA = object.sideA, let sideB = object.sideB else {
+                    continue
+                }
                 for side in [sideA, sideB] where keyset.object(.entity, side) == nil {
-                    throw Refusal(path: "", reason: "\(what) names the entity \(quoted(side)), which the state does not hold")
+                    throw Refusal(
+                        path: "", reason: "\(what) names the entity \(quoted(side)), which the state does not hold")
                 }
                 if object.kind == .membership {
                     let pair = Keyset.pairKey(channelId: sideA, userId: sideB)
@@ -331,7 +352,9 @@ enum StateFile {
         return inverse
     }()
 
-    static func refuseUnknownFields(_ fields: [String: JSONValue], allowed: Set<String>, at path: String) throws(Refusal) {
+    static func refuseUnknownFields(_ fields: [String: JSONValue], allowed: Set<String>, at path: String)
+        throws(Refusal)
+    {
         for key in fields.keys.sorted() where !allowed.contains(key) {
             throw Refusal(
                 path: path + "/" + escape(key),

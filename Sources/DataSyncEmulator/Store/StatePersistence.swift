@@ -165,7 +165,8 @@ final class StatePersistence {
         do throws(StateFile.Refusal) {
             try StateFile.validate(engine)
         } catch {
-            let source = loadReport.replayedRecords > 0
+            let source =
+                loadReport.replayedRecords > 0
                 ? "\(path) (with \(loadReport.replayedRecords) records of \(journalPath) replayed)" : path
             throw refused(source, error.message)
         }
@@ -256,7 +257,8 @@ final class StatePersistence {
             let path = "/keysets/\(index)"
             guard let entry = item.objectValue else { throw StateFile.Refusal(path: path, reason: "not an object") }
             try StateFile.refuseUnknownFields(
-                entry, allowed: ["subscribeKey", "entityClasses", "relationshipClasses", "objects", "removed"], at: path)
+                entry, allowed: ["subscribeKey", "entityClasses", "relationshipClasses", "objects", "removed"], at: path
+            )
             guard let subscribeKey = entry["subscribeKey"]?.stringValue, !subscribeKey.isEmpty else {
                 throw StateFile.Refusal(path: path + "/subscribeKey", reason: "missing, or not a non-empty string")
             }
@@ -286,7 +288,8 @@ final class StatePersistence {
                 keyset.registry = try StateFile.registry(entry, at: path)
             }
             for (objectIndex, json) in (entry["objects"]?.arrayValue ?? []).enumerated() {
-                let object = try StateFile.storedObject(json, registry: keyset.registry, at: "\(path)/objects/\(objectIndex)")
+                let object = try StateFile.storedObject(
+                    json, registry: keyset.registry, at: "\(path)/objects/\(objectIndex)")
                 keyset.remove(object.kind.space, object.id)
                 keyset.insert(object)
             }
@@ -409,7 +412,9 @@ final class StatePersistence {
     static let journalFormat = "datasync-emulator-journal"
 
     private func writeNewJournal(generation: Int64) throws(EmulatorError) {
-        let header: JSONValue = ["format": .string(Self.journalFormat), "formatVersion": 1, "generation": .int(generation)]
+        let header: JSONValue = [
+            "format": .string(Self.journalFormat), "formatVersion": 1, "generation": .int(generation),
+        ]
         let bytes = Self.frame((try? header.jsonBytes()) ?? [])
         try Self.replaceAtomically(journalPath, with: bytes)
         try openJournalForAppending()
