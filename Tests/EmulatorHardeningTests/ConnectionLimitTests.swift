@@ -11,13 +11,18 @@ import Testing
 #endif
 
 /// Runs `body` against a started `HTTPServer` with `HTTPTestingHandler`, then stops it.
+/// A server configuration with the defaults changed by `configure`.
+private func limits(_ configure: (inout HTTPServer.Configuration) -> Void) -> HTTPServer.Configuration {
+    var configuration = HTTPServer.Configuration()
+    configure(&configuration)
+    return configuration
+}
+
 private func withServer(
-    _ configure: (inout HTTPServer.Configuration) -> Void,
+    _ configuration: HTTPServer.Configuration,
     observer: (@Sendable (HTTPTestingHandler.Event) -> Void)? = nil,
     _ body: (HTTPServer, UInt16) async throws -> Void
 ) async throws {
-    var configuration = HTTPServer.Configuration()
-    configure(&configuration)
     let server = HTTPServer(configuration: configuration, handler: HTTPTestingHandler(observer: observer))
     try await server.start()
     do {
@@ -47,10 +52,11 @@ struct ConnectionLimitTests {
     func idleConnectionsGiveWay() async throws {
         // Idle connections time out only after two minutes: an answer within the read timeout
         // can only come from making room.
-        try await withServer({
+        let configuration = limits {
             $0.maximumConnections = 16
             $0.idleTimeout = .seconds(120)
-        }) { server, port in
+        }
+        try await withServer(configuration) { server, port in
             let idle = try await onThread { try (0..<100).map { _ in try WireConnection(port: port, timeout: 10) } }
             #expect(await eventually { server.statistics.connectionsAccepted == 100 })
             let text = try await onThread { () throws -> String in
@@ -70,12 +76,10 @@ struct ConnectionLimitTests {
     @Test("over the limit with no idle connection: 503 with Retry-After at once, held requests untouched")
     func activeConnectionsAreNotEvicted() async throws {
         let started = Locked(0)
-        try await withServer(
-            { $0.maximumConnections = 4 },
-            observer: { event in
-                if case .started = event { started.withLock { $0 += 1 } }
-            }
-        ) { server, port in
+        let observer: @Sendable (HTTPTestingHandler.Event) -> Void = { event in
+            if case .started = event { started.withLock { $0 += 1 } }
+        }
+        try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<4).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
@@ -103,12 +107,10 @@ struct ConnectionLimitTests {
     @Test("at the limit an idle connection is closed before any active one")
     func idleBeforeActive() async throws {
         let started = Locked(0)
-        try await withServer(
-            { $0.maximumConnections = 4 },
-            observer: { event in
-                if case .started = event { started.withLock { $0 += 1 } }
-            }
-        ) { server, port in
+        let observer: @Sendable (HTTPTestingHandler.Event) -> Void = { event in
+            if case .started = event { started.withLock { $0 += 1 } }
+        }
+        try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<3).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
@@ -137,7 +139,8 @@ struct ConnectionLimitTests {
 
     @Test("a declared body that does not fit the buffer budget is refused with 503 before it is sent")
     func bufferBudgetRefusesDeclaredBodies() async throws {
-        try await withServer({ $0.maximumBufferedRequestBytes = 1 << 20 }) { server, port in
+        let configuration = limits { $0.maximumBufferedRequestBytes = 1 << 20 }
+        try await withServer(configuration) { server, port in
             let first = try await onThread { () throws -> WireConnection in
                 let connection = try WireConnection(port: port, timeout: 10)
                 try connection.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n")
@@ -173,7 +176,8 @@ struct ConnectionLimitTests {
 
     @Test("a chunked body growing past the buffer budget is refused with 503")
     func bufferBudgetRefusesGrowingBodies() async throws {
-        try await withServer({ $0.maximumBufferedRequestBytes = 256 * 1024 }) { server, port in
+        let configuration = limits { $0.maximumBufferedRequestBytes = 256 * 1024 }
+        try await withServer(configuration) { server, port in
             let response = try await onThread { () throws -> WireResponse in
                 let client = try WireConnection(port: port, timeout: 30)
                 try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")

@@ -90,10 +90,11 @@ final class WireConnection: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let start = raw.baseAddress else { return 0 }
                 #if canImport(Glibc)
-                    Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    return Glibc.send(fd, start + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 #else
-                    Darwin.send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
+                    return Darwin.send(fd, start + offset, raw.count - offset, 0)
                 #endif
             }
             if written < 0 && errno == EINTR { continue }

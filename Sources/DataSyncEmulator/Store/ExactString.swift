@@ -34,7 +34,10 @@ extension String {
         guard left.count == right.count else { return false }
         let compared = left.withContiguousStorageIfAvailable { leftBytes in
             right.withContiguousStorageIfAvailable { rightBytes in
-                leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0
+                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
+                    return leftBytes.isEmpty
+                }
+                return memcmp(leftStart, rightStart, leftBytes.count) == 0
             }
         }
         if let compared, let compared { return compared }
