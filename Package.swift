@@ -141,7 +141,7 @@ let package = Package(
             name: "MessagingTests",
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
-                "PubNubCrypto",
+                "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
             ]),
         .testTarget(
             name: "DocSnippetTests",

@@ -57,7 +57,8 @@ extension PubNubStatus {
         let category = Category.forFailure(error)
         let isExchangeFailure =
             error.statusCode == nil
-            && ([.requestTimedOut, .connectionFailure, .transportFailure, .requestCancelled] as [PubNubError.Reason]).contains(error.reason)
+            && ([.requestTimedOut, .connectionFailure, .transportFailure, .requestCancelled] as [PubNubError.Reason])
+                .contains(error.reason)
         let information = isExchangeFailure ? "the request failed (\(error.reason))" : error.message
         var channels: [String] = []
         var groups: [String] = []
