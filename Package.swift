@@ -143,6 +143,13 @@ let package = Package(
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
             ]),
+        // The SDK against an emulator with Access Manager on (issue 14's SDK side).
+        .testTarget(
+            name: "AccessEndToEndTests",
+            dependencies: [
+                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "DataSyncTestSupport",
+                "Transport", "JSONCore", "Auth",
+            ]),
         .testTarget(
             name: "DocSnippetTests",
             dependencies: [
