@@ -67,7 +67,10 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
-        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
+        // DataSyncTestSupport and Transport only for its server role (ServerRole.swift), which mints tokens.
+        .executableTarget(
+            name: "datasync-quickstart",
+            dependencies: ["DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport"]),
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
