@@ -5,7 +5,7 @@ package import Transport
 /// A publish, fire or signal that failed: the seed API's publish status when `isError` is true.
 ///
 /// It gives the status the seed's completion block receives (``status``, with ``category``,
-/// ``statusCode`` and ``errorData``), the ``PubNubError`` behind it (``error``, with its reason
+/// ``statusCode`` and ``errorData``), the `PubNubError` behind it (``error``, with its reason
 /// and the service's details), and ``retry()``, the seed's `[status retry]`.
 ///
 /// Every publish-family call throws it (the `async` forms use typed throws, so a `catch` block
@@ -45,8 +45,8 @@ package import Transport
 /// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do; protocol
 /// §2.4), so a retry carries none either. A retry can be retried again.
 ///
-/// Retrying after a failure whose answer was lost (``PubNubStatus/Category/timeout``,
-/// ``PubNubStatus/Category/networkIssues`` without a status code) can deliver the message twice:
+/// Retrying after a failure whose answer was lost (`.timeout`,
+/// `.networkIssues` without a status code) can deliver the message twice:
 /// the first request may have reached the service. Retrying after an answer from the service
 /// (a status code) cannot, since the service refused the message. A failure found before
 /// anything was sent (a missing channel, a message over the size limit) has no request to
@@ -72,8 +72,8 @@ public struct PubNubPublishError: Error, Sendable, CustomStringConvertible {
         self.context = context
     }
 
-    /// What went wrong, as a status category (``PubNubStatus/Category/accessDenied``,
-    /// ``PubNubStatus/Category/badRequest``, …).
+    /// What went wrong, as a status category (`.accessDenied`,
+    /// `.badRequest`, …).
     public var category: PubNubStatus.Category { status.category }
     /// Which call failed: `.publish`, `.fire` or `.signal`.
     public var operation: PubNubStatus.Operation { status.operation }
