@@ -45,12 +45,12 @@ package import Transport
 /// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do; protocol
 /// §2.4), so a retry carries none either. A retry can be retried again.
 ///
-/// Retrying after a failure whose answer was lost (`.timeout`,
-/// `.networkIssues` without a status code) can deliver the message twice:
-/// the first request may have reached the service. Retrying after an answer from the service
-/// (a status code) cannot, since the service refused the message. A failure found before
-/// anything was sent (a missing channel, a message over the size limit) has no request to
-/// resend: ``retry()`` fails again with the same error, at once.
+/// After a refusal (a 4xx status code: `.badRequest`, `.accessDenied`, …) the service did not
+/// take the message, so a retry delivers it once. After a lost answer (`.timeout`, or
+/// `.networkIssues` without a status code), a 5xx, or a 2xx answer that could not be read
+/// (`.malformedResponse`), the first request may have been delivered, and a retry can deliver
+/// the message twice. A failure found before anything was sent (a missing channel, a message over
+/// the size limit) has no request to resend: ``retry()`` fails again with the same error, at once.
 public struct PubNubPublishError: Error, Sendable, CustomStringConvertible {
     /// The seed's status: category, operation (`.publish`, `.fire` or `.signal`), `isError`
     /// (always true), status code and error data.
@@ -72,8 +72,7 @@ public struct PubNubPublishError: Error, Sendable, CustomStringConvertible {
         self.context = context
     }
 
-    /// What went wrong, as a status category (`.accessDenied`,
-    /// `.badRequest`, …).
+    /// What went wrong, as a status category (`.accessDenied`, `.badRequest`, …).
     public var category: PubNubStatus.Category { status.category }
     /// Which call failed: `.publish`, `.fire` or `.signal`.
     public var operation: PubNubStatus.Operation { status.operation }
