@@ -38,7 +38,14 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
-        .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"],
+            // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
+            // resource bundle at run time.
+            resources: [
+                .embedInCode("Console/index.html"), .embedInCode("Console/console.css"),
+                .embedInCode("Console/console.js"),
+            ]),
         .target(
             name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
@@ -90,6 +97,8 @@ let package = Package(
         .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
         .executableTarget(
             name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
+        .executableTarget(
+            name: "fuzz-decoders", dependencies: ["DataSyncModels", "JSONCore", "Transport", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -129,6 +138,14 @@ let package = Package(
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "EmulatorAdminTests",
+            dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport", "Transport"]),
+        .testTarget(
+            name: "EmulatorConsoleTests",
+            dependencies: [
+                "DataSyncEmulator", "DataSync", "PubNubCore", "Transport", "JSONCore", "DataSyncTestSupport",
+            ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
@@ -157,10 +174,8 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
-                // Only imported by snippets that show a module working with another (encryption
-                // on publish); their own documentation is not checked here.
-                "Messaging",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
+                "DataSyncEmulator",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -188,6 +188,18 @@ if mainProtected || options.accessControl {
     log("Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on).")
 }
 if let stateFile = options.stateFile { log("State file: \(stateFile)") }
+if let summary = emulator.seedSummary { log(summary.description) }
+let console = url.absoluteString + Emulator.adminPathPrefix + "/console/"
+if emulator.adminSecretRequired {
+    log("console: \(console)#secret=\(emulator.adminSecret)")
+    log("admin secret: \(emulator.adminSecret) (admin calls send Authorization: Bearer <secret>)")
+} else {
+    log("console: \(console)")
+}
+log(
+    mainProtected
+        ? "try: curl -s \(url.absoluteString)/time/0"
+        : "try: curl -s '\(url.absoluteString)/v1/datasync/subkeys/\(options.subscribeKey)/users?limit=5'")
 log("Press Ctrl-C to stop.")
 
 for await number in signals {
