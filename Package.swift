@@ -29,6 +29,13 @@ let package = Package(
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-codegen", targets: ["datasync-codegen"]),
+        // Typed payloads, filters and projections from class definitions (Plugins/README.md).
+        .plugin(name: "DataSyncCodegenPlugin", targets: ["DataSyncCodegenPlugin"]),
+        .plugin(name: "DataSyncCodegenCommand", targets: ["DataSyncCodegenCommand"]),
+        // The command line (Documentation/CLI.md). The target is not named `datasync`: on a
+        // case-insensitive file system that would clash with the `DataSync` module.
+        .executable(name: "datasync", targets: ["datasync-cli"]),
     ],
     targets: [
         // Libraries
@@ -87,6 +94,22 @@ let package = Package(
                 "PubNubCrypto", "Realtime", "Messaging",
             ]
         ),
+        // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
+        .executableTarget(
+            name: "datasync-cli", dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator"]),
+
+        // The class-definition code generator and its plugins (Plugins/README.md).
+        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
+        .plugin(
+            name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
+            path: "Plugins/DataSyncCodegenPlugin"),
+        .plugin(
+            name: "DataSyncCodegenCommand",
+            capability: .command(
+                intent: .custom(
+                    verb: "datasync-codegen",
+                    description: "Validate DataSync class-definition files and print what would be generated")),
+            dependencies: ["datasync-codegen"], path: "Plugins/DataSyncCodegenCommand"),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .target(name: "FuzzSupport"),
@@ -114,7 +137,7 @@ let package = Package(
             dependencies: [
                 "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport",
                 "Auth",
-                "DataSyncEmulator",
+                "DataSyncEmulator", "FilterExpression",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
         .testTarget(
@@ -171,17 +194,25 @@ let package = Package(
                 "Transport", "JSONCore", "Auth",
             ]),
         .testTarget(
+            name: "CodegenTests",
+            dependencies: ["datasync-codegen", "JSONCore", "FilterExpression", "DataSyncEmulator"],
+            exclude: ["Golden"]),
+        .testTarget(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
                 "DataSyncEmulator",
             ]),
+        // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
+        .testTarget(
+            name: "CLITests", dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+// Plugin targets take no Swift settings: they are built by SwiftPM for the host with its own flags.
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: upcomingFeatures)
     target.swiftSettings = settings

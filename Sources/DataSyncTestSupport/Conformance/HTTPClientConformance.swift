@@ -2,13 +2,13 @@ import EmulatorHTTP
 import Foundation
 public import Transport
 
-/// What every ``Transport/HTTPClient`` must do for the SDK to work on it, as a suite you can run
+/// What every `HTTPClient` must do for the SDK to work on it, as a suite you can run
 /// against a transport of your own.
 ///
 /// The SDK's two backends (libcurl and URLSession) pass every case; the SDK's retry, deadline,
 /// subscribe long-poll and error reporting rely on what the cases check: methods, bodies and
 /// headers arrive intact, query text is sent exactly as encoded, gzip and chunked answers are
-/// decoded, a lost connection is ``Transport/TransportError/Code-swift.enum/connectionLost`` (never
+/// decoded, a lost connection is `connectionLost` (never
 /// a truncated success), HTTPS to a plain server is a `tls` failure, a non-HTTP reply is
 /// `invalidResponse`, timeouts and cancellation end a request promptly, a request's own timeout
 /// outlasts the client's default, no error text carries the request URL (it holds the token),
