@@ -81,7 +81,10 @@ let package = Package(
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Executables
-        .executableTarget(name: "datasync-quickstart", dependencies: ["DataSync", "Realtime", "DataSyncEmulator"]),
+        // DataSyncTestSupport and Transport only for its server role (ServerRole.swift), which mints tokens.
+        .executableTarget(
+            name: "datasync-quickstart",
+            dependencies: ["DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport"]),
         .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .executableTarget(
             name: "datasync-bench",
@@ -182,7 +185,14 @@ let package = Package(
             name: "MessagingTests",
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
-                "PubNubCrypto",
+                "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
+            ]),
+        // The SDK against an emulator with Access Manager on (issue 14's SDK side).
+        .testTarget(
+            name: "AccessEndToEndTests",
+            dependencies: [
+                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "DataSyncTestSupport",
+                "Transport", "JSONCore", "Auth",
             ]),
         .testTarget(
             name: "CodegenTests",

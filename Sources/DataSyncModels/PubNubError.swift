@@ -170,7 +170,18 @@ public struct PubNubError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// An error that carries a ``PubNubError`` inside it (a failed publish's `PubNubPublishError`,
+/// which adds the publish status), so ``Swift/Error/pubNubError`` finds the one inside.
+package protocol PubNubErrorWrapper: Error {
+    /// The error inside.
+    var wrappedPubNubError: PubNubError { get }
+}
+
 extension Error {
-    /// This error as a ``PubNubError``, or `nil` when it is some other error.
-    public var pubNubError: PubNubError? { self as? PubNubError }
+    /// This error as a ``PubNubError``; for an error that wraps one (a failed publish's
+    /// `PubNubPublishError`), the one it wraps; `nil` for any other error.
+    public var pubNubError: PubNubError? {
+        if let error = self as? PubNubError { return error }
+        return (self as? any PubNubErrorWrapper)?.wrappedPubNubError
+    }
 }

@@ -1,5 +1,5 @@
 // What `import Messaging` brings along: the client (PubNubCore, whole: `PubNub`, its
-// configuration, `PubNubError`, `Timetoken`), the JSON types messages are made of, and the crypto
+// configuration, `PubNubError`, `Timetoken`, `PubNubStatus`), the JSON types messages are made of, and the crypto
 // module the messaging configuration takes. Named one by one, so a type added to those modules
 // later does not silently join this module's surface.
 

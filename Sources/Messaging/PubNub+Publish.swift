@@ -15,7 +15,8 @@ extension PubNub {
     /// encrypted first and travels as its base64 ciphertext.
     ///
     /// A publish is **not retried automatically**, whatever the configured retry policy: after a
-    /// lost answer, a resend could deliver the message twice. Call it again to retry, or pass
+    /// lost answer, a resend could deliver the message twice. Retry with the failure's
+    /// ``PubNubPublishError/retry()`` (the identical request again) or call again, or pass
     /// `custom: PubNub.RequestConfiguration(retryPolicy: …)` to opt in. Publishes you `await` one
     /// after the other reach the channel in that order; publishes started concurrently have no
     /// defined order.
@@ -33,7 +34,9 @@ extension PubNub {
     ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
     ///   - requestConfig: Per-request overrides.
     /// - Returns: The message's timetoken.
-    /// - Throws: `PubNubError`, before sending: `.invalidConfiguration` without a publish key,
+    /// - Throws: ``PubNubPublishError``: the publish status (category, status code, error data),
+    ///   its `PubNubError` and ``PubNubPublishError/retry()``. The error's reason, before sending
+    ///   (category `.badRequest`): `.invalidConfiguration` without a publish key,
     ///   `.missingRequiredParameter` for an empty channel, `.invalidArguments` for a value that
     ///   cannot be encoded or encrypted, a bad `customMessageType` or a negative `storeTTL`,
     ///   `.messageTooLarge` over ``MessagingConfiguration/messageSizeLimit``. From the service:
@@ -49,7 +52,7 @@ extension PubNub {
         storeTTL: Int? = nil, meta: (any JSONCodable)? = nil, payloads: PubNubPushPayload? = nil,
         shouldCompress: Bool = false,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) async throws -> Timetoken {
+    ) async throws(PubNubPublishError) -> Timetoken {
         try await send(
             PublishOptions(
                 kind: .publish, channel: channel, message: message, payloads: payloads,
@@ -64,13 +67,13 @@ extension PubNub {
     /// Encrypted like a publish when a crypto module is set; not retried automatically.
     ///
     /// - Returns: The message's timetoken.
-    /// - Throws: `PubNubError` as ``publish(channel:message:customMessageType:shouldStore:storeTTL:meta:payloads:shouldCompress:custom:)``.
+    /// - Throws: ``PubNubPublishError`` as ``publish(channel:message:customMessageType:shouldStore:storeTTL:meta:payloads:shouldCompress:custom:)``.
     @discardableResult
     public func fire(
         channel: String, message: any JSONCodable, meta: (any JSONCodable)? = nil,
         payloads: PubNubPushPayload? = nil, shouldCompress: Bool = false,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) async throws -> Timetoken {
+    ) async throws(PubNubPublishError) -> Timetoken {
         try await send(
             PublishOptions(
                 kind: .fire, channel: channel, message: message, payloads: payloads, meta: meta,
@@ -86,9 +89,9 @@ extension PubNub {
     /// ciphertext). Not retried automatically.
     ///
     /// - Returns: The signal's timetoken.
-    /// - Throws: `PubNubError`: `.signalTooLarge` when the message's JSON text is longer than
-    ///   ``MessagingConfiguration/signalSizeLimit`` (64 bytes by default; nothing is sent) or when
-    ///   the service says so; otherwise as for publish.
+    /// - Throws: ``PubNubPublishError`` whose reason is `.signalTooLarge` when the message's JSON
+    ///   text is longer than ``MessagingConfiguration/signalSizeLimit`` (64 bytes by default;
+    ///   nothing is sent) or when the service says so; otherwise as for publish.
     ///
     /// ```swift
     /// try await pubnub.signal(channel: "room-1", message: ["typing": true])
@@ -97,7 +100,7 @@ extension PubNub {
     public func signal(
         channel: String, message: any JSONCodable, customMessageType: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) async throws -> Timetoken {
+    ) async throws(PubNubPublishError) -> Timetoken {
         try await send(
             PublishOptions(kind: .signal, channel: channel, message: message, customMessageType: customMessageType),
             custom: requestConfig)
@@ -106,15 +109,16 @@ extension PubNub {
     // MARK: completion
 
     /// Publishes a message; see the `async` form. `completion` runs in the configured context with
-    /// the timetoken or the `PubNubError`.
+    /// the timetoken or the ``PubNubPublishError`` (status, error, `retry`).
     public func publish(
         channel: String, message: any JSONCodable, customMessageType: String? = nil, shouldStore: Bool? = nil,
         storeTTL: Int? = nil, meta: (any JSONCodable)? = nil, payloads: PubNubPushPayload? = nil,
         shouldCompress: Bool = false,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
-        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+        completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?
     ) {
-        pipeline.complete(completion) {
+        PublishCompletion.run(completion, context: configuration.completionContext) {
+            () async throws(PubNubPublishError) -> Timetoken in
             try await self.publish(
                 channel: channel, message: message, customMessageType: customMessageType, shouldStore: shouldStore,
                 storeTTL: storeTTL, meta: meta, payloads: payloads, shouldCompress: shouldCompress,
@@ -127,9 +131,10 @@ extension PubNub {
         channel: String, message: any JSONCodable, meta: (any JSONCodable)? = nil,
         payloads: PubNubPushPayload? = nil, shouldCompress: Bool = false,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
-        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+        completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?
     ) {
-        pipeline.complete(completion) {
+        PublishCompletion.run(completion, context: configuration.completionContext) {
+            () async throws(PubNubPublishError) -> Timetoken in
             try await self.fire(
                 channel: channel, message: message, meta: meta, payloads: payloads, shouldCompress: shouldCompress,
                 custom: requestConfig)
@@ -140,9 +145,10 @@ extension PubNub {
     public func signal(
         channel: String, message: any JSONCodable, customMessageType: String? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration(),
-        completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?
+        completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?
     ) {
-        pipeline.complete(completion) {
+        PublishCompletion.run(completion, context: configuration.completionContext) {
+            () async throws(PubNubPublishError) -> Timetoken in
             try await self.signal(
                 channel: channel, message: message, customMessageType: customMessageType, custom: requestConfig)
         }
@@ -153,7 +159,18 @@ extension PubNub {
     /// Builds, checks and sends one publish-family request; what every form above ends in.
     package func send(
         _ options: PublishOptions, custom requestConfig: PubNub.RequestConfiguration
-    ) async throws(PubNubError) -> Timetoken {
+    ) async throws(PubNubPublishError) -> Timetoken {
+        try await attempt(options, custom: requestConfig).run()
+    }
+
+    /// The request for `options`, built, checked and stamped once, so that a retry sends it
+    /// unchanged.
+    ///
+    /// - Throws: ``PubNubPublishError`` without a request to resend, for what is refused before
+    ///   sending.
+    package func attempt(
+        _ options: PublishOptions, custom requestConfig: PubNub.RequestConfiguration
+    ) throws(PubNubPublishError) -> PublishAttempt {
         var custom = requestConfig
         // A resent publish may be delivered twice: retry only when the caller asks.
         if custom.retryPolicy == nil { custom.retryPolicy = RetryPolicy.none }
@@ -162,14 +179,32 @@ extension PubNub {
         // The messaging override wins; otherwise the client's configured module encrypts.
         var settings = messagingConfiguration
         if settings.cryptoModule == nil { settings.cryptoModule = configuration.cryptoModule }
-        let call = try MessagingCall.publish(
-            options, publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey,
-            settings: settings
-        ) { call throws(PubNubError) in
-            try pipeline.request(call, custom: request).target.utf8.count
+        let operation = options.kind.operation
+        do {
+            let call = try MessagingCall.publish(
+                options, publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey,
+                settings: settings
+            ) { call throws(PubNubError) in
+                try pipeline.request(call, custom: request).target.utf8.count
+            }
+            return PublishAttempt(
+                pipeline: pipeline, request: try pipeline.request(call, custom: custom), custom: custom,
+                operation: operation)
+        } catch {
+            throw PubNubPublishError(
+                error: error, status: .failure(error, operation: operation), attempt: nil,
+                context: configuration.completionContext)
         }
-        let response = try await pipeline.exchange(
-            try pipeline.request(call, custom: custom), chain: .retrying, custom: custom)
-        return try MessagingResponse.publishTimetoken(response)
+    }
+}
+
+extension PublishOptions.Kind {
+    /// The status operation of this kind of call.
+    var operation: PubNubStatus.Operation {
+        switch self {
+        case .publish: return .publish
+        case .fire: return .fire
+        case .signal: return .signal
+        }
     }
 }

@@ -99,9 +99,14 @@ package enum MessagingResponse {
     /// or as a number, which some services send).
     ///
     /// - Throws: `PubNubError`: built by ``error(statusCode:body:)`` for `[0,…]` or a status
-    ///   outside 200...299; `.malformedResponse` for any other shape.
+    ///   outside 200...299 (a 413, the HTTP layer's refusal of a body too large, is
+    ///   `.messageTooLarge` like the service's own answer); `.malformedResponse` for any other shape.
     package static func publishTimetoken(_ response: HTTPResponse) throws(PubNubError) -> Timetoken {
-        guard response.isSuccess else { throw error(statusCode: response.status, body: response.body) }
+        guard response.isSuccess else {
+            var failure = error(statusCode: response.status, body: response.body)
+            if response.status == 413 { failure.reason = .messageTooLarge }
+            throw failure
+        }
         guard let elements = try? JSONValue(parsing: response.body).arrayValue else {
             throw PubNubError.malformedResponse("a publish answer is not a JSON array", statusCode: response.status)
         }

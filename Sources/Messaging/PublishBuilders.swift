@@ -28,9 +28,11 @@ extension PubNub {
 
 /// A publish being described: every method returns a changed copy, and ``perform()`` sends it.
 ///
-/// A value type: keep one and call ``perform()`` again to retry a failed publish with exactly
-/// the same arguments (publishes are not retried automatically; see `Documentation/Messaging.md`).
-/// Either a message or push payloads must be given.
+/// A value type: keep one and call ``perform()`` again to publish the same arguments again (a new
+/// request: an encrypted message is encrypted anew). To resend the identical request of a failed
+/// publish, use the failure's ``PubNubPublishError/retry()``, the seed's `[status retry]`
+/// (publishes are not retried automatically; see `Documentation/Messaging.md`). Either a message
+/// or push payloads must be given.
 public struct PubNubPublishBuilder: Sendable {
     private let pubnub: PubNub
     private var options: PublishOptions
@@ -88,18 +90,21 @@ public struct PubNubPublishBuilder: Sendable {
 
     /// Sends the publish and returns its timetoken.
     ///
-    /// - Throws: `PubNubError` as `PubNub.publish(channel:message:…)`; `.missingRequiredParameter`
-    ///   without a channel, or without both a message and payloads.
+    /// - Throws: ``PubNubPublishError`` as `PubNub.publish(channel:message:…)`; its reason is
+    ///   `.missingRequiredParameter` without a channel, or without both a message and payloads.
     @discardableResult
-    public func perform() async throws -> Timetoken {
+    public func perform() async throws(PubNubPublishError) -> Timetoken {
         try await pubnub.send(options, custom: requestConfig)
     }
 
     /// Sends the publish; `completion` runs in the configured context with the timetoken or the
-    /// `PubNubError`.
-    public func perform(completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?) {
+    /// ``PubNubPublishError`` (the seed's status, with `retry`).
+    public func perform(completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?) {
         let builder = self
-        pubnub.pipeline.complete(completion) { try await builder.perform() }
+        PublishCompletion.run(completion, context: pubnub.configuration.completionContext) {
+            () async throws(PubNubPublishError) -> Timetoken in
+            try await builder.perform()
+        }
     }
 
     private func with(_ change: (inout PubNubPublishBuilder) -> Void) -> PubNubPublishBuilder {
@@ -146,14 +151,14 @@ public struct PubNubFireBuilder: Sendable {
 
     /// Sends the fire and returns its timetoken.
     ///
-    /// - Throws: `PubNubError` as `PubNub.fire(channel:message:…)`.
+    /// - Throws: ``PubNubPublishError`` as `PubNub.fire(channel:message:…)`.
     @discardableResult
-    public func perform() async throws -> Timetoken {
+    public func perform() async throws(PubNubPublishError) -> Timetoken {
         try await builder.perform()
     }
 
     /// Sends the fire; `completion` runs in the configured context.
-    public func perform(completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?) {
+    public func perform(completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?) {
         builder.perform(completion: completion)
     }
 }
@@ -184,14 +189,14 @@ public struct PubNubSignalBuilder: Sendable {
 
     /// Sends the signal and returns its timetoken.
     ///
-    /// - Throws: `PubNubError` as `PubNub.signal(channel:message:…)`.
+    /// - Throws: ``PubNubPublishError`` as `PubNub.signal(channel:message:…)`.
     @discardableResult
-    public func perform() async throws -> Timetoken {
+    public func perform() async throws(PubNubPublishError) -> Timetoken {
         try await builder.perform()
     }
 
     /// Sends the signal; `completion` runs in the configured context.
-    public func perform(completion: (@Sendable (Result<Timetoken, any Error>) -> Void)?) {
+    public func perform(completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?) {
         builder.perform(completion: completion)
     }
 }

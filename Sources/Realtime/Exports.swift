@@ -1,5 +1,5 @@
 // What `import Realtime` brings along: the client it extends (PubNubCore, whole: `PubNub`,
-// `PubNubConfiguration`, `Timetoken`, and by name the Transport and Auth types of the
+// `PubNubConfiguration`, `Timetoken`, `PubNubStatus`, and by name the Transport and Auth types of the
 // configuration), `JSONValue` / `JSONCodable`, which message payloads and presence state use, and
 // the DataSync models its DataSync events carry.
 // Named, so a type added to JSONCore later does not silently join this module's surface.

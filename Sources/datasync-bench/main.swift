@@ -37,6 +37,9 @@ let groups: [BenchGroup] = [
     BenchGroup(
         name: "persistence", run: PersistenceBench.run,
         summary: "emulator write latency with 1k, 10k and 100k stored objects: journal vs whole-file rewrite"),
+    BenchGroup(
+        name: "publish", run: PublishBench.run,
+        summary: "SDK publish round trips (sequential, 16 concurrent) vs the bare transport and the Python SDK"),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,8 +1,10 @@
 // datasync-quickstart: a guided tour of the DataSync API over real HTTP.
 //
-// By default it starts the DataSync emulator in this process on an ephemeral loopback port, so
-// it needs no account and no network. With --origin, --subscribe-key and --token it runs the same
-// story against a real service.
+// By default it starts the DataSync emulator in this process on an ephemeral loopback port, with
+// Access Manager on, so it needs no account and no network: a server role (ServerRole.swift,
+// clearly server-side) mints every client's token, and a chapter shows a grant's limits and a
+// token refreshed mid-run. With --origin, --subscribe-key and --token it runs the same story
+// against a real service (without the access chapter: no secret key ever leaves your server).
 //
 //   swift run datasync-quickstart
 //   swift run datasync-quickstart --origin ps.pndsn.com --subscribe-key sub-c-… --token …
@@ -56,7 +58,9 @@ struct Options {
 
         Runs a guided DataSync story (users, channels, memberships, filtered lists, patches, eTags)
         over real HTTP, while a second client watches Alice's changes arrive as real-time events.
-        Without --origin it starts an emulator in this process on 127.0.0.1.
+        Without --origin it starts an emulator in this process on 127.0.0.1 with access control on:
+        a server role mints each client's token, Alice's client is refused a write outside her
+        grant (403), and a token that expires mid-run is refreshed by the token provider.
 
           --origin HOST[:PORT]   run against this service instead of the in-process emulator
           --subscribe-key KEY    the subscribe key to use (default: demo)
@@ -79,11 +83,13 @@ func step(_ text: String) { print("\n▶ \(text)") }
 func detail(_ text: String) { print("  \(text)") }
 
 /// The story: every call is a real request; an unexpected outcome stops the tour with an error.
-/// `watch` makes the second client that follows Alice's changes in real time.
-func runStory(_ pubnub: PubNub, watch: (String) -> AliceWatcher) async throws {
+/// `watch` makes the second client that follows Alice's changes in real time; `access`, when the
+/// keyset enforces Access Manager and the server role is at hand, is the access chapter, told the
+/// run's Alice and Bob.
+func runStory(
+    _ pubnub: PubNub, watch: (String) -> AliceWatcher, access: AccessChapter?, run: String
+) async throws {
     let dataSync = pubnub.dataSync
-    // Ids unique to this run, so the story can run twice against the same keyset.
-    let run = String(UUID().uuidString.prefix(8)).lowercased()
     let alice = "alice-\(run)"
     let bob = "bob-\(run)"
     let carol = "carol-\(run)"
@@ -110,8 +116,9 @@ func runStory(_ pubnub: PubNub, watch: (String) -> AliceWatcher) async throws {
         classVersion: 1, id: channel, status: "active", payload: ["topic": "Everything"])
     detail("created channel \(general.id)")
     for user in [alice, bob] {
+        // With an id of our own: a token can only permit creating an id it names.
         let membership = try await dataSync.createMembership(
-            channelId: channel, userId: user, classVersion: 1, status: "active")
+            channelId: channel, userId: user, classVersion: 1, id: "m-\(user)", status: "active")
         detail("\(user) joined \(channel) as membership \(membership.id)")
     }
     // Memberships have no channel of their own: Alice's arrives on hers (and on the channel's).
@@ -160,7 +167,7 @@ func runStory(_ pubnub: PubNub, watch: (String) -> AliceWatcher) async throws {
 
     step("Add Bob to the channel a second time: the service answers 409")
     do {
-        _ = try await dataSync.createMembership(channelId: channel, userId: bob, classVersion: 1)
+        _ = try await dataSync.createMembership(channelId: channel, userId: bob, classVersion: 1, id: "m2-\(bob)")
         throw QuickstartFailure("a duplicate membership was accepted")
     } catch let error where error.pubNubError?.reason == .conflict {
         detail("rejected as expected: \(error.pubNubError?.details.first?.message ?? "\(error)")")
@@ -172,6 +179,10 @@ func runStory(_ pubnub: PubNub, watch: (String) -> AliceWatcher) async throws {
         members.append(membership.userId)
     }
     detail("members: \(members.sorted().joined(separator: ", "))")
+
+    if let access {
+        try await access.run(alice: alice, bob: bob, watcher: watcher)
+    }
 
     step("Clean up (removing a user or channel also removes its memberships)")
     for user in created {
@@ -202,40 +213,79 @@ func main() async -> Int32 {
     }
 
     var emulator: Emulator?
+    var server: AppServer?
     let origin: String
     let secure: Bool
     if let given = options.origin {
         origin = given
         secure = !options.insecure
         print("Running against \(secure ? "https" : "http")://\(origin) with subscribe key \(options.subscribeKey)")
+        print(
+            "(The access chapter is skipped: it needs the in-process emulator, whose server role holds the secret key.)"
+        )
     } else {
         do {
-            let local = try Emulator()
+            // Access Manager on for the keyset: every request needs a token (or a signature).
+            let keyset = PubSubKeyset.protected(
+                publishKey: "demo", subscribeKey: options.subscribeKey, secretKey: "demo-secret")
+            let local = try Emulator(
+                configuration: EmulatorConfiguration(pubSub: PubSubConfiguration(keysets: [keyset])))
             let url = try await local.start()
             emulator = local
+            server = try AppServer(emulator: local, url: url, keyset: keyset)
             origin = "\(url.host ?? "127.0.0.1"):\(url.port ?? 0)"
             secure = false
-            print("Started the DataSync emulator at \(url) (any keys and tokens are accepted)")
+            print("Started the DataSync emulator at \(url) with access control on for keyset \(keyset.subscribeKey):")
+            print("every request needs a token; the secret key stays with the server role (ServerRole.swift).")
         } catch {
             print("could not start the emulator: \(error)")
             return 1
         }
     }
 
-    func client(_ userId: String) -> PubNub {
+    func client(_ userId: String, provider: (any TokenProvider)? = nil) -> PubNub {
         var configuration = PubNubConfiguration(
             publishKey: nil, subscribeKey: options.subscribeKey, userId: userId, authToken: options.token,
             origin: origin, useSecureConnections: secure)
         configuration.heartbeatInterval = .zero
+        configuration.tokenProvider = provider
         return PubNub(configuration: configuration)
     }
-    let pubnub = client("quickstart")
-    let watching = client("quickstart-watcher")
+    // Ids unique to this run, so the story can run twice against the same keyset.
+    let run = String(UUID().uuidString.prefix(8)).lowercased()
+    // With the server role at hand, each client asks it for a token when it needs one, as a
+    // real app asks its backend: the story's client may manage this run's objects, the watcher
+    // may read Alice's channel.
+    let everything = "^.*-\(run)$"
+    let all = Grant.read | Grant.create | Grant.get | Grant.update | Grant.delete
+    let pubnub = client(
+        "quickstart",
+        provider: server?.tokenProvider(
+            for: "quickstart",
+            Grant(
+                patterns: [
+                    "uuids": [everything: all], "channels": [everything: all],
+                    "datasync:memberships": [everything: all],
+                ],
+                summary: "this run's users, channels and memberships")))
+    let watching = client(
+        "quickstart-watcher",
+        provider: server?.tokenProvider(
+            for: "quickstart-watcher",
+            Grant(resources: ["channels": ["alice-\(run)": Grant.read]], summary: "read on alice-\(run)'s channel")))
+    if server != nil {
+        print("Every client asks the app's server for its token (a TokenProvider), as a real app does.")
+    }
     var status: Int32 = 0
     do {
-        try await runStory(pubnub) { alice in
-            AliceWatcher(pubnub: watching, userId: alice, limit: .seconds(10), eventsRequired: emulator != nil)
+        let access = server.flatMap { server in
+            emulator.map { AccessChapter(server: server, emulator: $0, makeClient: client) }
         }
+        try await runStory(
+            pubnub,
+            watch: { alice in
+                AliceWatcher(pubnub: watching, userId: alice, limit: .seconds(10), eventsRequired: emulator != nil)
+            }, access: access, run: run)
         print("\n✔ Quickstart finished: every step behaved as documented.")
         print(
             """
@@ -246,6 +296,7 @@ func main() async -> Int32 {
               • the DataSync guide:           Documentation/DataSyncGuide.md
               • real-time DataSync events:    Documentation/DataSyncRealtime.md
               • the emulator's routes:        Documentation/Emulator.md
+              • tokens and Access Manager:    Documentation/Authentication.md
             """)
     } catch {
         print("\n✘ Quickstart stopped: \(error)")

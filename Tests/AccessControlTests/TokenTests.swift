@@ -115,6 +115,43 @@ import Testing
         }
     }
 
+    @Test func everySingleBitFlipIsRefused() throws {
+        let text = AccessTokenCodec.mint(Self.content, secretKey: "sec")
+        let bytes = try #require(AccessTokenCodec.decodeText(text))
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var edited = bytes
+                edited[index] ^= 1 << bit
+                if case .success = AccessTokenCodec.verify(bytes: edited, secretKey: "sec") {
+                    Issue.record("flipping bit \(bit) of byte \(index) was accepted")
+                }
+            }
+        }
+    }
+
+    /// Found by `fuzz-token-verifier` (the input is kept in `Fuzz/corpus/token-verifier`): the
+    /// `sig` entry is outside the signed body, and its key was read as text or bytes alike, so a
+    /// token whose `sig` key was re-encoded as a text string (`0x43` → `0x63`, one bit) still
+    /// verified.
+    @Test func theSignatureEntryMustBeWrittenExactlyAsMinted() throws {
+        let text = AccessTokenCodec.mint(Self.content, secretKey: "sec")
+        let bytes = try #require(AccessTokenCodec.decodeText(text))
+        let sigKey: [UInt8] = [0x43, 0x73, 0x69, 0x67]
+        let start = try #require(
+            bytes.indices.dropLast(3).last { Array(bytes[$0..<$0 + 4]) == sigKey })
+        var textKey = bytes
+        textKey[start] = 0x63
+        #expect(throws: TokenRejection.self) { try AccessTokenCodec.verify(bytes: textKey, secretKey: "sec").get() }
+        // The 32-byte value with a longer length header than needed (`59 00 20` for `58 20`).
+        var longLength = Array(bytes[..<(start + 4)])
+        longLength += [0x59, 0x00, 0x20]
+        longLength += bytes[(start + 6)...]
+        #expect(throws: TokenRejection.self) {
+            try AccessTokenCodec.verify(bytes: longLength, secretKey: "sec").get()
+        }
+        #expect(throws: Never.self) { try AccessTokenCodec.verify(bytes: bytes, secretKey: "sec").get() }
+    }
+
     @Test func keysAreByteStrings() throws {
         let text = AccessTokenCodec.mint(Self.content, secretKey: "sec")
         let bytes = try #require(AccessTokenCodec.decodeText(text))

@@ -265,7 +265,7 @@ struct PublishRequestTests {
     @Test func theCompletionFormReportsTheTypedError() async throws {
         let (pubnub, _) = MessagingFixtures.recorded(status: 400, body: #"[0,"Message Too Large","15635079026391944"]"#)
         let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<Timetoken, any Error>, Never>) in
+            (continuation: CheckedContinuation<Result<Timetoken, PubNubPublishError>, Never>) in
             pubnub.publish(channel: "c", message: 1) { continuation.resume(returning: $0) }
         }
         guard case .failure(let error) = result else {
@@ -274,5 +274,7 @@ struct PublishRequestTests {
         }
         #expect(error.pubNubError?.reason == .messageTooLarge)
         #expect(error.pubNubError?.statusCode == 400)
+        #expect(error.category == .badRequest)
+        #expect(error.statusCode == 400)
     }
 }

@@ -81,6 +81,10 @@ package enum AccessTokenCodec {
     /// The longest token text read (64 KiB); longer ones are refused before decoding.
     package static let maximumTextLength = 64 * 1024
 
+    /// How a minted token writes its `sig` entry before the 32 signature bytes: the key as a
+    /// 3-byte byte string (`43 's' 'i' 'g'`), then a byte-string header of length 32 (`58 20`).
+    static let signatureEntryPrefix: [UInt8] = [0x43, 0x73, 0x69, 0x67, 0x58, 0x20]
+
     /// The token text for `content`, signed with `secretKey`.
     package static func mint(_ content: AccessTokenContent, secretKey: String) -> String {
         var entries: [CBORPair] = [
@@ -149,6 +153,12 @@ package enum AccessTokenCodec {
             if name == "sig" {
                 guard case .bytes(let sig) = value, sig.count == 32 else {
                     return .failure(.malformed("field 'sig' is not 32 bytes"))
+                }
+                // The one entry the signature cannot cover: it must stand exactly as minted (a
+                // byte-string key, the shortest length header), or the same signature would
+                // verify under other encodings (found by fuzz-token-verifier: a text-string key).
+                guard Array(parser.slice(from: start)) == Self.signatureEntryPrefix + sig else {
+                    return .failure(.malformed("field 'sig' is not encoded as minted"))
                 }
                 signature = sig
             } else {

@@ -139,12 +139,14 @@ enum DataSyncCLI {
             } catch let error as UsageError {
                 console.err("datasync: " + error.description)
                 return ExitStatus.usage
-            } catch let error as PubNubError {
-                console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): " + describe(error))
-                return isLocal(error) ? ExitStatus.usage : ExitStatus.serviceError
             } catch {
-                console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): \(error)")
-                return ExitStatus.serviceError
+                // `pubNubError` also finds the PubNubError inside a publish's PubNubPublishError.
+                guard let failure = error.pubNubError else {
+                    console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): \(error)")
+                    return ExitStatus.serviceError
+                }
+                console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): " + describe(failure))
+                return isLocal(failure) ? ExitStatus.usage : ExitStatus.serviceError
             }
         }
     }

@@ -1,5 +1,9 @@
-/// A report from the subscribe loop or its presence calls: connected, reconnected, a failure and
-/// whether it is retried, the cursor, and what is subscribed.
+/// A report on an operation, in the seed API's status model: from the subscribe loop or its
+/// presence calls (connected, reconnected, a failure and whether it is retried, the cursor, what is
+/// subscribed), and from a failed publish, fire or signal (category, status code, error data).
+///
+/// It lives in `PubNubCore` so every feature can produce it; `import Realtime` and
+/// `import Messaging` bring it along.
 ///
 /// A status never carries the Access Manager token, in any field or in its description.
 ///
@@ -47,8 +51,11 @@ public struct PubNubStatus: Sendable, Equatable, CustomStringConvertible {
         public static let decryptionError = Category(rawValue: "decryptionError")
         /// A secure connection could not be established.
         public static let tlsConnectionFailed = Category(rawValue: "tlsConnectionFailed")
-        /// The service rejected the request (400), for example an invalid subscribe key.
+        /// The service rejected the request (400), for example an invalid subscribe key, or the
+        /// SDK refused to send it (a missing argument, a message over the size limit).
         public static let badRequest = Category(rawValue: "badRequest")
+        /// The call was cancelled (its task was cancelled) before an answer arrived.
+        public static let cancelled = Category(rawValue: "cancelled")
     }
 
     /// Which operation a status reports on.
@@ -66,6 +73,12 @@ public struct PubNubStatus: Sendable, Equatable, CustomStringConvertible {
         public static let unsubscribe = Operation(rawValue: "unsubscribe")
         /// A presence heartbeat.
         public static let heartbeat = Operation(rawValue: "heartbeat")
+        /// A publish.
+        public static let publish = Operation(rawValue: "publish")
+        /// A fire (a publish only the channel's Functions receive).
+        public static let fire = Operation(rawValue: "fire")
+        /// A signal.
+        public static let signal = Operation(rawValue: "signal")
     }
 
     /// What went wrong, for error statuses.

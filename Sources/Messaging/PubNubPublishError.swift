@@ -1,0 +1,171 @@
+package import DataSyncModels
+public import PubNubCore
+package import Transport
+
+/// A publish, fire or signal that failed: the seed API's publish status when `isError` is true.
+///
+/// It gives the status the seed's completion block receives (``status``, with ``category``,
+/// ``statusCode`` and ``errorData``), the `PubNubError` behind it (``error``, with its reason
+/// and the service's details), and ``retry()``, the seed's `[status retry]`.
+///
+/// Every publish-family call throws it (the `async` forms use typed throws, so a `catch` block
+/// sees this type; inside a closure, where Swift does not infer it, write
+/// `do throws(PubNubPublishError) { … }`) and every completion form hands it over as the
+/// `Result`'s failure:
+///
+/// ```swift
+/// do {
+///     let timetoken = try await pubnub.publish(channel: "room-1", message: ["text": "hi"])
+///     print("sent at \(timetoken)")
+/// } catch {
+///     print(error.category, error.statusCode ?? 0, error.errorData?.information ?? "")
+///     if error.category == .networkIssues || error.category == .timeout {
+///         let timetoken = try await error.retry()   // the identical request, sent again
+///     }
+/// }
+///
+/// pubnub.publish(channel: "room-1", message: ["text": "hi"]) { result in
+///     switch result {
+///     case .success(let timetoken): print("sent at \(timetoken)")
+///     case .failure(let failure): failure.retry { print("retried: \($0)") }
+///     }
+/// }
+/// ```
+///
+/// `error.pubNubError` (on any `Error`) returns ``error``, so code that inspects
+/// `PubNubError` reasons keeps working.
+///
+/// ## Retrying
+///
+/// ``retry()`` sends **the identical request again**: the same method, path, query and body,
+/// built once when the call was made. The message is not encoded, compressed or encrypted again
+/// (an encrypted message keeps its ciphertext and IV), and the per-request settings are the
+/// original call's. Only the `auth` parameter is taken anew, from the client's token at the time
+/// of the retry, so a retry after a 403 and `set(token:)` carries the new token. Like PubNub's
+/// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do; protocol
+/// §2.4), so a retry carries none either. A retry can be retried again.
+///
+/// After a refusal (a 4xx status code: `.badRequest`, `.accessDenied`, …) the service did not
+/// take the message, so a retry delivers it once. After a lost answer (`.timeout`, or
+/// `.networkIssues` without a status code), a 5xx, or a 2xx answer that could not be read
+/// (`.malformedResponse`), the first request may have been delivered, and a retry can deliver
+/// the message twice. A failure found before anything was sent (a missing channel, a message over
+/// the size limit) has no request to resend: ``retry()`` fails again with the same error, at once.
+public struct PubNubPublishError: Error, Sendable, CustomStringConvertible {
+    /// The seed's status: category, operation (`.publish`, `.fire` or `.signal`), `isError`
+    /// (always true), status code and error data.
+    public let status: PubNubStatus
+    /// The error behind the status: its reason (`.messageTooLarge`, `.forbidden`, …), message,
+    /// status code, the service's details and the underlying transport error.
+    public let error: PubNubError
+    /// The request as it was sent, kept for ``retry()``; nil when nothing was sent.
+    let attempt: PublishAttempt?
+    /// Where a completion-form ``retry(completion:)`` delivers.
+    let context: PubNub.CompletionContext
+
+    package init(
+        error: PubNubError, status: PubNubStatus, attempt: PublishAttempt?, context: PubNub.CompletionContext
+    ) {
+        self.error = error
+        self.status = status
+        self.attempt = attempt
+        self.context = context
+    }
+
+    /// What went wrong, as a status category (`.accessDenied`, `.badRequest`, …).
+    public var category: PubNubStatus.Category { status.category }
+    /// Which call failed: `.publish`, `.fire` or `.signal`.
+    public var operation: PubNubStatus.Operation { status.operation }
+    /// Always true: the seed's `status.isError` for a failed call.
+    public var isError: Bool { status.isError }
+    /// The HTTP status of the service's answer, when there was one.
+    public var statusCode: Int? { status.statusCode }
+    /// The channels and channel groups a refusal named, and a readable account of the failure.
+    public var errorData: PubNubStatus.ErrorData? { status.errorData }
+    /// The reason of ``error``, to match on.
+    public var reason: PubNubError.Reason { error.reason }
+    /// Whether the request was sent; false when the SDK refused it before sending, so that
+    /// ``retry()`` cannot succeed.
+    public var wasSent: Bool { attempt != nil }
+
+    /// Sends the identical request again (see "Retrying" above) and returns the message's
+    /// timetoken.
+    ///
+    /// - Throws: ``PubNubPublishError``: the retry's own failure (retry it in turn), or this
+    ///   error again when nothing was sent the first time.
+    @discardableResult
+    public func retry() async throws(PubNubPublishError) -> Timetoken {
+        guard let attempt else { throw self }
+        return try await attempt.run()
+    }
+
+    /// Sends the identical request again; `completion` runs in the client's configured
+    /// completion context with the timetoken or the retry's failure.
+    public func retry(completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?) {
+        let failure = self
+        PublishCompletion.run(completion, context: context) { () async throws(PubNubPublishError) -> Timetoken in
+            try await failure.retry()
+        }
+    }
+
+    /// The status and the error, e.g.
+    /// `PubNubPublishError(badRequest, publish, HTTP 400: Invalid Key)`.
+    public var description: String {
+        var text = "PubNubPublishError(\(category), \(operation)"
+        if let statusCode { text += ", HTTP \(statusCode)" }
+        return text + ": \(error.message))"
+    }
+}
+
+extension PubNubPublishError: PubNubErrorWrapper {
+    package var wrappedPubNubError: PubNubError { error }
+}
+
+/// One publish-family request, built and stamped, ready to be sent (again).
+package struct PublishAttempt: Sendable {
+    package let pipeline: ServicePipeline
+    /// Built without `auth`: the auth middleware adds the current token each time it is sent.
+    package let request: HTTPRequest
+    package let custom: PubNub.RequestConfiguration
+    package let operation: PubNubStatus.Operation
+
+    /// Sends the request once (or as the per-request retry policy says) and reads the timetoken.
+    package func run() async throws(PubNubPublishError) -> Timetoken {
+        let response: HTTPResponse
+        do {
+            response = try await pipeline.exchange(request, chain: .retrying, custom: custom)
+        } catch {
+            throw PubNubPublishError(
+                error: error, status: .failure(error, operation: operation), attempt: self,
+                context: pipeline.configuration.completionContext)
+        }
+        do {
+            return try MessagingResponse.publishTimetoken(response)
+        } catch {
+            throw PubNubPublishError(
+                error: error, status: .failure(error, operation: operation, body: response.body), attempt: self,
+                context: pipeline.configuration.completionContext)
+        }
+    }
+}
+
+/// The completion form of the publish family: runs a typed-throwing operation in a new task and
+/// hands its result to the completion in the client's completion context.
+enum PublishCompletion {
+    static func run(
+        _ completion: (@Sendable (Result<Timetoken, PubNubPublishError>) -> Void)?,
+        context: PubNub.CompletionContext,
+        _ operation: @escaping @Sendable () async throws(PubNubPublishError) -> Timetoken
+    ) {
+        Task {
+            let result: Result<Timetoken, PubNubPublishError>
+            do throws(PubNubPublishError) {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            guard let completion else { return }
+            context.run { completion(result) }
+        }
+    }
+}
