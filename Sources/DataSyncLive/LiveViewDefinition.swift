@@ -59,7 +59,8 @@ extension LiveViewDefinition {
         let channel = try DataSyncChannelName.channel(id: id, projection: projection)
         let name = projectionName(projection)
         return LiveViewDefinition(
-            summary: "\(kindName) \(id)" + (name == PubNubDataSyncEvent.defaultProjection ? "" : " (projection \(name))"),
+            summary: "\(kindName) \(id)"
+                + (name == PubNubDataSyncEvent.defaultProjection ? "" : " (projection \(name))"),
             channel: channel, projection: name,
             read: { dataSync, _ in
                 do {

@@ -207,7 +207,9 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
     private mutating func merge(_ objects: [Element]) -> [Effect] {
         reading = nil
         failedReads = 0
-        guard objects.count <= options.maximumObjects else { return finish(.liveViewTooLarge(limit: options.maximumObjects)) }
+        guard objects.count <= options.maximumObjects else {
+            return finish(.liveViewTooLarge(limit: options.maximumObjects))
+        }
         store.applyRead(objects)
         let held = buffer
         buffer.removeAll()
@@ -258,7 +260,8 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
         retryPending = generation
         return [
             .scheduleRetry(
-                generation: generation, delay: options.retryPolicy.delay(beforeAttempt: attempt, unitRandom: unitRandom()))
+                generation: generation,
+                delay: options.retryPolicy.delay(beforeAttempt: attempt, unitRandom: unitRandom()))
         ]
     }
 

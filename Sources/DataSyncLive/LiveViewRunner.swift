@@ -40,6 +40,7 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
     private let definition: LiveViewDefinition<Object>
     private let context: LiveViewContext
     private var subscription: Subscription?
+    private var gaps = DataSyncGapDetector()
     private var tasks: [Task<Void, Never>] = []
     private var readTask: Task<Void, Never>?
     private var retryTask: Task<Void, Never>?
@@ -55,7 +56,8 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
         self.definition = definition
         self.context = context
         machine = LiveViewMachine(
-            options: options, projection: definition.projection, interpret: definition.interpret, unitRandom: unitRandom)
+            options: options, projection: definition.projection, interpret: definition.interpret, unitRandom: unitRandom
+        )
     }
 
     /// The next snapshot, waiting until there is news; `nil` once the view ended (cancelled,
@@ -109,25 +111,26 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
             return
         }
         let hub = context.realtime.hub
-        // Statuses first, so none reported after the subscription takes effect is missed.
+        // Statuses first, so none reported after the subscription takes effect is missed. Unbounded:
+        // the gap detector below must see every one (they are few: one per state change, and one
+        // per answer of 100 events at most).
         let statuses = hub.clientStore.stream(
-            bufferingPolicy: .bufferingNewest(100), extract: { _ -> PubNubStatus? in nil }, status: { $0 })
+            bufferingPolicy: .unbounded, extract: { _ -> PubNubStatus? in nil }, status: { $0 })
         let subscription = Subscription(
             channels: [definition.channel], groups: [], options: SubscriptionOptions(), hub: hub)
         self.subscription = subscription
         // Reading the stream keeps the subscription subscribed; ending it unsubscribes what no one
-        // else holds.
-        let updates = subscription.dataSyncUpdates()
+        // else holds. Gaps are found here from the statuses (the same detector the client runs), so
+        // a status and the gap it reveals are handled in one step, before a snapshot can be taken
+        // in between.
+        let events = subscription.dataSyncEvents()
         tokenRegistration = context.tokens.register { [weak self] in
             Task { await self?.handle(.tokenChanged) }
         }
         tasks.append(
             Task {
-                for await update in updates {
-                    switch update {
-                    case .event(let event): self.handle(.event(event))
-                    case .gap(let gap): self.handle(.gap(gap))
-                    }
+                for await event in events {
+                    self.handle(.event(event))
                 }
                 self.streamEnded()
             })
@@ -142,6 +145,7 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
     }
 
     private func handleStatus(_ status: PubNubStatus) {
+        if let gap = gaps.observe(status) { handle(.gap(gap)) }
         handle(.status(status, isReceiving: subscription?.isReceiving ?? false))
     }
 

@@ -86,6 +86,10 @@ final class LiveRig: Sendable {
     let writers: [PubNub]
     let statuses = StatusLog()
 
+    /// With `LIVE_RIG_LOG` set, the emulator's subscribe requests go to /tmp/diag.log.
+    static let requestLog: (@Sendable (String) -> Void)? =
+        ProcessInfo.processInfo.environment["LIVE_RIG_LOG"] == nil ? nil : { @Sendable line in diag(line) }
+
     init(
         _ backend: Backend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil, writers count: Int = 2,
         writerToken: String? = nil, watcherToken: String? = nil,
@@ -96,7 +100,7 @@ final class LiveRig: Sendable {
         pubSub.keysets = [keyset]
         emulator = try Emulator(
             configuration: EmulatorConfiguration(classes: Self.classes, startTime: Self.startTime, pubSub: pubSub))
-        let url = try await emulator.start()
+        let url = try await emulator.start(requestLog: Self.requestLog)
         host = try #require(url.host)
         port = try #require(url.port)
         origin = "\(host):\(port)"
@@ -113,7 +117,8 @@ final class LiveRig: Sendable {
         writers = try (0..<count).map { index in
             PubNub(
                 configuration: PubNubConfiguration(
-                    publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: "writer\(index)-\(backend)",
+                    publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey,
+                    userId: "writer\(index)-\(backend)",
                     authToken: writerToken, origin: "\(url.host ?? ""):\(url.port ?? 0)", useSecureConnections: false,
                     transport: try backend.makeClient(), retryPolicy: .none, clock: ManualClock()))
         }
@@ -167,7 +172,8 @@ func withLiveRig(
 
 /// The watcher's subscribe statuses, with waits that never sleep.
 final class StatusLog: Sendable {
-    private let log = Waitable<[PubNubStatus]>([])
+    let waitable = Waitable<[PubNubStatus]>([])
+    private var log: Waitable<[PubNubStatus]> { waitable }
 
     func attach(to pubnub: PubNub) {
         pubnub.onStatus = { [log] status in log.update { $0.append(status) } }
@@ -265,7 +271,9 @@ final class SnapshotLog<Object: PubNubDataSyncObject>: Sendable {
     var stalenessTrail: [String] {
         var trail: [String] = []
         for snapshot in snapshots {
-            let entry = snapshot.staleness.map { "\($0.reason)" } ?? (snapshot.isComplete ? "current" : "incomplete")
+            let entry =
+                snapshot.staleness.map { "\($0.reason):\($0.detail)" }
+                ?? (snapshot.isComplete ? "current" : "incomplete")
             if trail.last != entry { trail.append(entry) }
         }
         return trail
@@ -337,4 +345,12 @@ func attempt(_ write: () async throws -> Void) async {
     } catch {
         Issue.record("unexpected write failure: \(error)")
     }
+}
+
+/// Appends a line to /tmp/diag.log when that file exists (a debugging aid; see `LIVE_RIG_LOG`).
+func diag(_ text: String) {
+    guard let handle = FileHandle(forWritingAtPath: "/tmp/diag.log") else { return }
+    handle.seekToEndOfFile()
+    handle.write(Data((text + "\n").utf8))
+    try? handle.close()
 }

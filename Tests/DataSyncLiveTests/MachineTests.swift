@@ -12,8 +12,8 @@ struct Driver {
     var snapshots: [PubNubLiveSnapshot<PubNubDataSyncMembership>] = []
     var effects: [Machine.Effect] = []
 
-    init(options: PubNubLiveViewOptions = Driver.options) {
-        let definition = try! LiveViewDefinition<PubNubDataSyncMembership>.memberships(of: "general", channelSide: true)
+    init(options: PubNubLiveViewOptions = Driver.options) throws {
+        let definition = try LiveViewDefinition<PubNubDataSyncMembership>.memberships(of: "general", channelSide: true)
         machine = Machine(options: options, projection: definition.projection, interpret: definition.interpret) { 0 }
     }
 
@@ -46,7 +46,7 @@ struct Driver {
 struct MachineTests {
     @Test("nothing is read before the loop receives; events during the read are applied after it")
     func firstRead() throws {
-        var driver = Driver()
+        var driver = try Driver()
         #expect(driver.send(.started(isReceiving: false)).isEmpty)
         #expect(driver.send(.status(Events.status(.connected), isReceiving: false)).isEmpty, "another channel's")
         let effects = driver.send(.status(Events.status(.connected), isReceiving: true))
@@ -80,7 +80,7 @@ struct MachineTests {
 
     @Test("a gap makes the view stale at once, keeps its values, reads again and reports current")
     func gapThenRead() throws {
-        var driver = Driver()
+        var driver = try Driver()
         let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         driver.send(.readSucceeded(generation: read, [membership("m1", user: "u1", created: 1)]))
         let reread = try #require(driver.readGeneration(driver.send(.gap(Events.gap()))))
@@ -92,7 +92,8 @@ struct MachineTests {
         // A second gap during the read owes another read after it.
         #expect(driver.send(.gap(Events.gap(.unreadableEvents))).isEmpty)
         let again = try #require(
-            driver.readGeneration(driver.send(.readSucceeded(generation: reread, [membership("m2", user: "u2", created: 2)]))))
+            driver.readGeneration(
+                driver.send(.readSucceeded(generation: reread, [membership("m2", user: "u2", created: 2)]))))
         #expect(driver.last?.staleness?.reason == .gap, "still stale: a read that began after the gap is owed")
         #expect(driver.last?.ids == ["m2"])
         driver.send(.readSucceeded(generation: again, [membership("m2", user: "u2", created: 2)]))
@@ -102,7 +103,7 @@ struct MachineTests {
 
     @Test("an interruption is stale until the loop receives again, then a read makes it current")
     func interruption() throws {
-        var driver = Driver()
+        var driver = try Driver()
         let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         driver.send(.readSucceeded(generation: read, []))
         let lost = Events.status(.unexpectedDisconnect, isError: true)
@@ -123,7 +124,7 @@ struct MachineTests {
     func trustedResume() throws {
         var options = Driver.options
         options.rereadsAfterInterruption = false
-        var driver = Driver(options: options)
+        var driver = try Driver(options: options)
         let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         driver.send(.readSucceeded(generation: read, []))
         driver.send(.status(Events.status(.disconnected), isReceiving: false))
@@ -135,7 +136,7 @@ struct MachineTests {
 
     @Test("a failed read retries with the policy's backoff; the values keep flowing while stale")
     func backoff() throws {
-        var driver = Driver()
+        var driver = try Driver()
         let first = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         driver.send(.readSucceeded(generation: first, [membership("m1", user: "u1", created: 1)]))
         var generation = try #require(driver.readGeneration(driver.send(.gap(Events.gap()))))
@@ -149,7 +150,8 @@ struct MachineTests {
                 return
             }
             delays.append(delay)
-            #expect(driver.last?.staleness == PubNubLiveStaleness(reason: .readFailed, detail: "503", failedReads: attempt))
+            #expect(
+                driver.last?.staleness == PubNubLiveStaleness(reason: .readFailed, detail: "503", failedReads: attempt))
             #expect(driver.last?.ids.count == attempt + 1, "held-back events were applied")
             #expect(driver.send(.status(Events.status(.connected), isReceiving: true)).isEmpty, "the timer decides")
             generation = try #require(driver.readGeneration(driver.send(.retryDue(generation: timer))))
@@ -162,7 +164,7 @@ struct MachineTests {
 
     @Test("an access denial waits for its backoff or a new token, whichever comes first")
     func accessDenied() throws {
-        var driver = Driver()
+        var driver = try Driver()
         let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         let forbidden = PubNubError(reason: .forbidden, message: "Token is revoked.", statusCode: 403)
         let effects = driver.send(.readFailed(generation: read, forbidden))
@@ -172,14 +174,16 @@ struct MachineTests {
         }
         let stale = try #require(driver.last, "a failing first read is reported, stale and incomplete")
         #expect(!stale.isComplete && stale.isEmpty)
-        #expect(stale.staleness == PubNubLiveStaleness(reason: .accessDenied, detail: "Token is revoked.", failedReads: 1))
+        #expect(
+            stale.staleness == PubNubLiveStaleness(reason: .accessDenied, detail: "Token is revoked.", failedReads: 1))
         // The subscribe loop is refused too, then the token changes.
         driver.send(.status(Events.status(.accessDenied, isError: true, information: "Forbidden"), isReceiving: false))
         #expect(driver.last?.staleness?.reason == .accessDenied)
         let retried = driver.send(.tokenChanged)
         #expect(retried == [.cancelRetry], "the timer is dropped; the read waits for the loop")
         #expect(driver.send(.retryDue(generation: timer)).isEmpty, "the dropped timer is stale")
-        let next = try #require(driver.readGeneration(driver.send(.status(Events.status(.connected), isReceiving: true))))
+        let next = try #require(
+            driver.readGeneration(driver.send(.status(Events.status(.connected), isReceiving: true))))
         driver.send(.readSucceeded(generation: next, []))
         #expect(driver.last?.isCurrent == true)
         #expect(driver.last?.isComplete == true)
@@ -187,7 +191,7 @@ struct MachineTests {
 
     @Test("reads that cannot succeed, a policy that gives up and too many objects end the view")
     func terminal() throws {
-        var notFound = Driver()
+        var notFound = try Driver()
         let read = try #require(notFound.readGeneration(notFound.send(.started(isReceiving: true))))
         let missing = PubNubError(reason: .resourceNotFound, message: "no such class", statusCode: 404)
         #expect(notFound.send(.readFailed(generation: read, missing)) == [.fail(missing)])
@@ -195,10 +199,11 @@ struct MachineTests {
 
         var options = Driver.options
         options.retryPolicy = .linear(delay: .seconds(1), maximumAttempts: 1, maximumJitter: .zero)
-        var giving = Driver(options: options)
+        var giving = try Driver(options: options)
         var generation = try #require(giving.readGeneration(giving.send(.started(isReceiving: true))))
         let timeout = PubNubError(reason: .requestTimedOut, message: "slow")
-        guard case .scheduleRetry(let timer, _)? = giving.send(.readFailed(generation: generation, timeout)).first else {
+        guard case .scheduleRetry(let timer, _)? = giving.send(.readFailed(generation: generation, timeout)).first
+        else {
             Issue.record("no retry")
             return
         }
@@ -207,7 +212,7 @@ struct MachineTests {
 
         options = Driver.options
         options.maximumObjects = 2
-        var large = Driver(options: options)
+        var large = try Driver(options: options)
         generation = try #require(large.readGeneration(large.send(.started(isReceiving: true))))
         large.send(.readSucceeded(generation: generation, [membership("a", user: "1", created: 1)]))
         large.send(.event(Events.upsert(membership("b", user: "2", created: 1))))
@@ -224,13 +229,14 @@ struct MachineTests {
     func overflow() throws {
         var options = Driver.options
         options.maximumBufferedEvents = 3
-        var driver = Driver(options: options)
+        var driver = try Driver(options: options)
         let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
         for index in 0..<5 {
             driver.send(.event(Events.upsert(membership("m\(index)", user: "u\(index)", created: 1))))
         }
         let again = try #require(
-            driver.readGeneration(driver.send(.readSucceeded(generation: read, [membership("m0", user: "u0", created: 1)]))))
+            driver.readGeneration(
+                driver.send(.readSucceeded(generation: read, [membership("m0", user: "u0", created: 1)]))))
         #expect(driver.last?.staleness?.reason == .overflow)
         #expect(driver.last?.isComplete == true)
         driver.send(.readSucceeded(generation: again, [membership("m0", user: "u0", created: 1)]))
@@ -242,7 +248,9 @@ struct MachineTests {
         typealias Machine = LiveViewMachine<PubNubDataSyncMembership>
         #expect(Machine.classify(PubNubError(reason: .forbidden, message: "")) == .access)
         #expect(Machine.classify(PubNubError(reason: .unauthorized, message: "")) == .access)
-        for reason: PubNubError.Reason in [.tooManyRequests, .serviceUnavailable, .connectionFailure, .malformedResponse] {
+        for reason: PubNubError.Reason in [
+            .tooManyRequests, .serviceUnavailable, .connectionFailure, .malformedResponse,
+        ] {
             #expect(Machine.classify(PubNubError(reason: reason, message: "")) == .transient, "\(reason)")
         }
         for reason: PubNubError.Reason in [.badRequest, .resourceNotFound, .invalidArguments, .liveViewTooLarge] {

@@ -28,15 +28,16 @@ struct ModelService {
             // Create, sometimes reusing an id that was deleted before (a new incarnation).
             let id = "m\(Int.random(in: 0..<12, using: &rng))"
             guard memberships[id] == nil else { return [] }
-            let user = users.randomElement(using: &rng)!
+            let user = World.pick(users, &rng)
             let created = membership(id, user: user, created: now, eTag: eTag)
             memberships[id] = created
             return [Events.upsert(created, created: true)]
         }
-        let id = existing.randomElement(using: &rng)!
+        let id = World.pick(existing, &rng)
+        guard let held = memberships[id] else { return [] }
         switch roll {
         case 4..<8:
-            var updated = memberships[id]!
+            var updated = held
             updated.updatedAt = at(now)
             updated.eTag = eTag
             updated.status = "s\(revision)"
@@ -48,7 +49,7 @@ struct ModelService {
         default:
             // Removing a user removes its memberships: the user's delete fans out to the channel,
             // then one delete per cascaded membership.
-            let user = memberships[id]!.userId
+            let user = held.userId
             let cascaded = memberships.values.filter { $0.userId == user }.map(\.id).sorted()
             for gone in cascaded { memberships[gone] = nil }
             return [Events.deleteEntity(user, kind: .user, at: now)]
@@ -63,7 +64,7 @@ struct SimulationTests {
     func converges(seed: UInt64) throws {
         var service = ModelService(seed: seed)
         var rng = SeededRandomNumberGenerator(seed: seed &* 7919)
-        var driver = Driver()
+        var driver = try Driver()
         var delivered: [PubNubDataSyncEvent] = []
         var pendingRead = driver.readGeneration(driver.send(.started(isReceiving: true)))
         var pendingReadState: [PubNubDataSyncMembership]? = Array(service.memberships.values)
@@ -105,7 +106,9 @@ struct SimulationTests {
             case 0:
                 // A reconnection: a read, and the catch-up replays what came since an older cursor.
                 driver.send(.status(Events.status(.unexpectedDisconnect, isError: true), isReceiving: false))
-                if let next = driver.readGeneration(driver.send(.status(Events.status(.reconnected), isReceiving: true))) {
+                if let next = driver.readGeneration(
+                    driver.send(.status(Events.status(.reconnected), isReceiving: true)))
+                {
                     pendingRead = next
                     pendingReadState = Array(service.memberships.values)
                 }
