@@ -29,7 +29,7 @@ package enum LiveViewAction<Element: PubNubDataSyncObject>: Sendable {
 /// Tombstones are kept in a bounded memory (the newest `tombstoneCapacity`); the objects in
 /// ascending id order. The change since the last ``takeChange()`` accumulates as it happens.
 package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
-    package private(set) var objects: [String: Element] = [:]
+    package private(set) var objects = LayeredObjects<Element>()
     /// The ids of ``objects``, ascending.
     package private(set) var ids: [String] = []
     private var tombstones: TombstoneMemory
@@ -48,9 +48,10 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
     /// The tombstone of `id`: incarnations created at or before it are gone.
     package func tombstone(_ id: String) -> Date? { tombstones[id] }
 
-    /// The change since the last call, and starts a new one.
+    /// The change since the last call, and starts a new one; a snapshot shares the objects now.
     package mutating func takeChange() -> PubNubLiveChange {
         defer { change = ChangeAccumulator() }
+        objects.shared()
         return change.change
     }
 
@@ -105,7 +106,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             guard let held = objects[id] else { continue }
             tombstones.record(id, bound: held.createdAt)
         }
-        var inserted = false
+        var inserted: [String] = []
         for (id, object) in fresh {
             tombstones.remove(id)
             if let held = objects[id] {
@@ -115,14 +116,16 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             } else {
                 objects[id] = object
                 change.inserted(id)
-                inserted = true
+                inserted.append(id)
             }
         }
         for id in missing {
             objects[id] = nil
             change.removed(id)
         }
-        if inserted || !missing.isEmpty { ids = objects.keys.sorted() }
+        guard !inserted.isEmpty || !missing.isEmpty else { return }
+        let gone = Set(missing)
+        ids = (ids.filter { !gone.contains($0) } + inserted).sorted()
     }
 
     private mutating func remove(_ id: String) {
@@ -141,6 +144,57 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+}
+
+/// A view's objects by id, in two layers so that a snapshot shares them for the cost of the
+/// recent layer: a large `base`, rewritten only when the `recent` changes are folded into it, and
+/// the `recent` changes (`nil`: removed).
+///
+/// While a snapshot holds the layers, the next change copies the recent layer (R entries) and a
+/// fold copies the base (n entries). With a snapshot every k changes that costs about R/k + n/R
+/// entries per change, least at R = √(n·k): the layer follows the snapshot rate it observes
+/// (``shared()``), from 64 entries up to half the objects. A reader taking every snapshot then
+/// costs O(√n) per change instead of the O(n) of copying one dictionary.
+package struct LayeredObjects<Element: Sendable>: Sendable {
+    private var base: [String: Element] = [:]
+    private var recent: [String: Element?] = [:]
+    package private(set) var count = 0
+    private var changesSinceShared = 0
+    /// Changes between two snapshots, smoothed.
+    private var sharePeriod = 1.0
+
+    package init() {}
+
+    package subscript(id: String) -> Element? {
+        get {
+            if let entry = recent[id] { return entry }
+            return base[id]
+        }
+        set {
+            let had = self[id] != nil
+            count += (newValue == nil ? 0 : 1) - (had ? 1 : 0)
+            recent.updateValue(newValue, forKey: id)
+            changesSinceShared += 1
+            if recent.count > recentLimit { fold() }
+        }
+    }
+
+    /// Notes that a snapshot now shares the layers.
+    package mutating func shared() {
+        sharePeriod = (sharePeriod * 3 + Double(max(1, changesSinceShared))) / 4
+        changesSinceShared = 0
+    }
+
+    private var recentLimit: Int {
+        let best = Int((Double(count) * sharePeriod).squareRoot())
+        return max(64, min(best, count / 2))
+    }
+
+    private mutating func fold() {
+        base.reserveCapacity(count)
+        for (id, entry) in recent { base[id] = entry }
+        recent = [:]
     }
 }
 

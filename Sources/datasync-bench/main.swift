@@ -13,6 +13,7 @@ let groups: [BenchGroup] = [
     BenchGroup(name: "crypto", run: CryptoBenchmarks.run),
     BenchGroup(name: "pubsub", run: PubSubBenchmarks.run),
     BenchGroup(name: "realtime", run: RealtimeBenchmarks.run),
+    BenchGroup(name: "live", run: LiveViewBench.run),
 ]
 
 let selected = Set(CommandLine.arguments.dropFirst())

@@ -189,6 +189,24 @@ struct ConvergenceEndToEndTests {
         }
     }
 
+    @Test("releasing the client ends its views; unsubscribeAll() ends them too", arguments: Backend.allCases)
+    func endsWithTheClient(_ backend: Backend) async throws {
+        try await withLiveRig(backend) { rig in
+            try await World.seed(rig)
+            var client: PubNub? = PubNub(configuration: rig.watcher.configuration)
+            let released = SnapshotLog(try #require(client).liveViews.user("u1"))
+            #expect(await released.waitForLast { $0.isCurrent })
+            client = nil
+            #expect(await released.waitUntilEnded() == "finished")
+
+            let unsubscribed = SnapshotLog(try rig.watcher.liveViews.memberships(ofUser: "u1"))
+            #expect(await unsubscribed.waitForLast { $0.isCurrent })
+            rig.watcher.unsubscribeAll()
+            #expect(await unsubscribed.waitUntilEnded() == "finished")
+            #expect(rig.watcher.subscribedChannels.isEmpty)
+        }
+    }
+
     @Test("arguments are checked when the view is made")
     func arguments() throws {
         let pubnub = PubNub(
