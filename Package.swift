@@ -159,7 +159,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "DataSyncLive",
                 // Only imported by snippets that show a module working with another (encryption
                 // on publish); their own documentation is not checked here.
                 "Messaging",

@@ -5,13 +5,13 @@ enum SnippetEnvironment {
     /// The modules whose documentation this test covers: their catalogs are read.
     static let catalogModules = [
         "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync", "PubNubCrypto",
-        "EmulatorHTTP", "DataSyncTestSupport",
+        "EmulatorHTTP", "DataSyncTestSupport", "DataSyncLive",
     ]
 
     /// The guides in `Documentation/` that belong to those modules.
     static let guides = [
         "DataSyncGuide.md", "JSONCore.md", "JSONPatch.md", "Transport.md", "Authentication.md",
-        "EmulatorHTTPServer.md", "Encryption.md",
+        "EmulatorHTTPServer.md", "Encryption.md", "LiveViews.md",
     ]
 
     /// The package root: this file is `Tests/DocSnippetTests/SnippetEnvironment.swift`.

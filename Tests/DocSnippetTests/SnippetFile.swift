@@ -4,7 +4,7 @@ enum SnippetFile {
     /// example already showed.
     static let imports = [
         "Foundation", "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-        "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport",
+        "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "DataSyncLive",
     ]
 
     /// Types the snippets take as given: a payload type, your backend, a listener.
@@ -18,6 +18,9 @@ enum SnippetFile {
         struct MyBackend: Sendable {
             func fetchPubNubToken() async throws -> String { "t" }
         }
+        func render<Value>(_ value: Value, stale: Bool = false) {}
+        func show<Value>(_ value: Value, badge: String = "") {}
+        func showMissing() {}
         """
 
     /// Placeholder values at the top of every snippet's function; a snippet's own declarations
