@@ -141,7 +141,13 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
                 }
                 self.streamEnded()
             })
-        handle(.started(isReceiving: subscription.isReceiving))
+        let receiving = subscription.isReceiving
+        if receiving {
+            // The loop was receiving before this view: the detector starts from there, so an
+            // interruption and a resume that cannot catch up are told apart as the client's are.
+            _ = gaps.observe(PubNubStatus(category: .connected, operation: .subscribe, isError: false))
+        }
+        handle(.started(isReceiving: receiving))
     }
 
     private func handleStatus(_ status: PubNubStatus) {

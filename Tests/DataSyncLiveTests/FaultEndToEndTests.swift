@@ -125,11 +125,16 @@ struct FaultEndToEndTests {
     }
 
     @Test(
-        "a reconnection that cannot catch up (restore off): a gap, a read, convergence", arguments: Backend.allCases)
-    func reconnectionWithoutCatchUp(_ backend: Backend) async throws {
+        "a reconnection that cannot catch up (restore off): a gap, a read, convergence (also joining a live loop)",
+        arguments: Backend.allCases, [false, true])
+    func reconnectionWithoutCatchUp(_ backend: Backend, loopAlreadyLive: Bool) async throws {
         let noRestore: (inout PubNubConfiguration) -> Void = { $0.restore = false }
         try await withLiveRig(backend, configure: noRestore) { rig in
             try await World.seed(rig)
+            if loopAlreadyLive {
+                rig.watcher.subscribe(to: ["general"])
+                #expect(await rig.statuses.wait(for: .connected))
+            }
             var trusting = PubNubLiveViewOptions()
             trusting.rereadsAfterInterruption = false
             let probe = Probe(
