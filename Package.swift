@@ -30,6 +30,13 @@ let package = Package(
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
+        .executable(name: "datasync-codegen", targets: ["datasync-codegen"]),
+        // Typed payloads, filters and projections from class definitions (Plugins/README.md).
+        .plugin(name: "DataSyncCodegenPlugin", targets: ["DataSyncCodegenPlugin"]),
+        .plugin(name: "DataSyncCodegenCommand", targets: ["DataSyncCodegenCommand"]),
+        // The command line (Documentation/CLI.md). The target is not named `datasync`: on a
+        // case-insensitive file system that would clash with the `DataSync` module.
+        .executable(name: "datasync", targets: ["datasync-cli"]),
     ],
     targets: [
         // Libraries
@@ -39,7 +46,14 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
-        .target(name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"]),
+        .target(
+            name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"],
+            // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
+            // resource bundle at run time.
+            resources: [
+                .embedInCode("Console/index.html"), .embedInCode("Console/console.css"),
+                .embedInCode("Console/console.js"),
+            ]),
         .target(
             name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
@@ -83,6 +97,22 @@ let package = Package(
                 "PubNubCrypto", "Realtime", "Messaging", "DataSyncLive",
             ]
         ),
+        // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
+        .executableTarget(
+            name: "datasync-cli", dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator"]),
+
+        // The class-definition code generator and its plugins (Plugins/README.md).
+        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
+        .plugin(
+            name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
+            path: "Plugins/DataSyncCodegenPlugin"),
+        .plugin(
+            name: "DataSyncCodegenCommand",
+            capability: .command(
+                intent: .custom(
+                    verb: "datasync-codegen",
+                    description: "Validate DataSync class-definition files and print what would be generated")),
+            dependencies: ["datasync-codegen"], path: "Plugins/DataSyncCodegenCommand"),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
         .target(name: "FuzzSupport"),
@@ -93,6 +123,8 @@ let package = Package(
         .executableTarget(name: "fuzz-subscribe", dependencies: ["Realtime", "FuzzSupport"]),
         .executableTarget(
             name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
+        .executableTarget(
+            name: "fuzz-decoders", dependencies: ["DataSyncModels", "JSONCore", "Transport", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -108,7 +140,7 @@ let package = Package(
             dependencies: [
                 "DataSync", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "JSONPatch", "Transport",
                 "Auth",
-                "DataSyncEmulator",
+                "DataSyncEmulator", "FilterExpression",
             ]),
         .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
         .testTarget(
@@ -132,6 +164,14 @@ let package = Package(
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+        .testTarget(
+            name: "EmulatorAdminTests",
+            dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport", "Transport"]),
+        .testTarget(
+            name: "EmulatorConsoleTests",
+            dependencies: [
+                "DataSyncEmulator", "DataSync", "PubNubCore", "Transport", "JSONCore", "DataSyncTestSupport",
+            ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
@@ -156,19 +196,25 @@ let package = Package(
                 "PubNubCrypto",
             ]),
         .testTarget(
+            name: "CodegenTests",
+            dependencies: ["datasync-codegen", "JSONCore", "FilterExpression", "DataSyncEmulator"],
+            exclude: ["Golden"]),
+        .testTarget(
             name: "DocSnippetTests",
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "DataSyncLive",
-                // Only imported by snippets that show a module working with another (encryption
-                // on publish); their own documentation is not checked here.
-                "Messaging",
+                "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
+                "DataSyncEmulator", "DataSyncLive",
             ]),
+        // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
+        .testTarget(
+            name: "CLITests", dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+// Plugin targets take no Swift settings: they are built by SwiftPM for the host with its own flags.
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: upcomingFeatures)
     target.swiftSettings = settings

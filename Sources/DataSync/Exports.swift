@@ -8,8 +8,9 @@
 //   `update*` take and the builder that makes them.
 //
 // Named imports keep the surface deliberate: a type added to one of these modules later does not
-// become part of `import DataSync` until it is listed here. FilterExpression stays a separate
-// import (the API takes filters as strings).
+// become part of `import DataSync` until it is listed here. From FilterExpression, the builder
+// types the list calls take besides strings (`Filter`, and the typed filters and sort keys that
+// `datasync-codegen` generates); the parser, validator and evaluator stay a separate import.
 
 @_exported public import PubNubCore
 
@@ -23,6 +24,13 @@
 @_exported public import struct DataSyncModels.PubNubDataSyncRelationship
 @_exported public import struct DataSyncModels.PubNubDataSyncSortField
 @_exported public import struct DataSyncModels.PubNubDataSyncUser
+@_exported public import struct FilterExpression.Filter
+@_exported public import protocol FilterExpression.FilterClassVersion
+@_exported public import struct FilterExpression.FilterProperty
+@_exported public import struct FilterExpression.FilterTier
+@_exported public import struct FilterExpression.TypedFilter
+@_exported public import struct FilterExpression.TypedFilterProperty
+@_exported public import struct FilterExpression.TypedSortField
 @_exported public import protocol JSONCore.JSONCodable
 @_exported public import enum JSONCore.JSONValue
 @_exported public import struct JSONPatch.JSONPointer

@@ -154,7 +154,7 @@ extension PubNubDataSync {
 
     /// Every channel matching the arguments, fetched page after page of `pageSize` as you iterate.
     ///
-    /// Arguments are as for ``getChannels(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)``;
+    /// Arguments are as for ``getChannels(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``;
     /// nothing is sent until iteration starts.
     ///
     /// - Parameters:

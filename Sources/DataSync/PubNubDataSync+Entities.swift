@@ -157,7 +157,7 @@ extension PubNubDataSync {
 
     /// Every entity matching the arguments, fetched page after page of `pageSize` as you iterate.
     ///
-    /// Arguments are as for ``getEntities(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)``;
+    /// Arguments are as for ``getEntities(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``;
     /// nothing is sent until iteration starts.
     ///
     /// - Parameters:

@@ -166,7 +166,7 @@ extension PubNubDataSync {
     /// Every membership matching the arguments, fetched page after page as you iterate.
     ///
     /// Arguments are as for
-    /// ``getMemberships(channelId:userId:classVersion:cursor:limit:filterFast:filter:sort:custom:)``.
+    /// ``getMemberships(channelId:userId:classVersion:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``.
     ///
     /// - Parameters:
     ///   - channelId: Only memberships in this channel; `nil` for any channel.

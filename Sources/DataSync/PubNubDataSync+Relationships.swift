@@ -175,7 +175,7 @@ extension PubNubDataSync {
     /// Every relationship matching the arguments, fetched page after page as you iterate.
     ///
     /// Arguments are as for
-    /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)``.
+    /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,_,String?,_,_,_)``.
     ///
     /// - Parameters:
     ///   - className: The class to list; an empty name fails locally with

@@ -153,7 +153,7 @@ extension PubNubDataSync {
 
     /// Every user matching the arguments, fetched page after page of `pageSize` as you iterate.
     ///
-    /// Arguments are as for ``getUsers(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)``;
+    /// Arguments are as for ``getUsers(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``;
     /// nothing is sent until iteration starts.
     ///
     /// - Parameters:

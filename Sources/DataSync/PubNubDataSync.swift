@@ -15,7 +15,7 @@ import Transport
 /// before anything is sent; service answers map to a reason that follows the HTTP status.
 ///
 /// List operations return one page and a `PubNubDataSyncPage`; the sequences
-/// (``users(className:classVersion:classLevel:pageSize:filterFast:filter:sort:custom:)`` and
+/// (``users(className:classVersion:classLevel:pageSize:filterFast:filter:sort:custom:)-(_,_,_,_,String?,_,_,_)`` and
 /// friends) fetch page after page lazily.
 public struct PubNubDataSync: Sendable {
     package let engine: DataSyncEngine

@@ -24,14 +24,17 @@ public struct EmulatorConfiguration: Sendable {
     public var clock: EmulatorClock?
     /// Keysets, buffers, long-poll and presence settings of the publish/subscribe services.
     public var pubSub: PubSubConfiguration
+    /// The admin routes and the web console under ``Emulator/adminPathPrefix``.
+    public var admin: AdminConfiguration
 
     /// Creates a configuration.
     public init(
         filterFastConditionLimit: Int = 10, classes: JSONValue? = nil, seed: JSONValue? = nil,
         stateFile: String? = nil, startTime: Date? = nil, clock: EmulatorClock? = nil,
-        pubSub: PubSubConfiguration = PubSubConfiguration()
+        pubSub: PubSubConfiguration = PubSubConfiguration(), admin: AdminConfiguration = AdminConfiguration()
     ) {
         self.pubSub = pubSub
+        self.admin = admin
         self.filterFastConditionLimit = filterFastConditionLimit
         self.classes = classes
         self.seed = seed
@@ -49,8 +52,9 @@ public struct EmulatorConfiguration: Sendable {
 /// request on that keyset, DataSync included, needs a token granted through
 /// `POST /v3/pam/{sub}/grant` or a request signature (Documentation/Emulator.md, "Access control").
 ///
-/// Inside, an ``EmulatorRouter`` hands each request to the service that claims it (the DataSync
-/// REST API under `/v1/datasync/`, Access Manager grants under `/v3/pam/`, pub/sub under `/time`, `/publish`, `/signal`, `/v2/subscribe`
+/// Inside, an ``EmulatorRouter`` hands each request to the service that claims it (the admin
+/// routes and web console under the reserved `/_emulator/`, the DataSync REST API under
+/// `/v1/datasync/`, Access Manager grants under `/v3/pam/`, pub/sub under `/time`, `/publish`, `/signal`, `/v2/subscribe`
 /// and `/v1/channel-registration`, presence under `/v2/presence`; anything else is a `404`). Every service owns its
 /// state and reads the one ``clock``; DataSync writes reach other services only through the
 /// change feed.
@@ -79,6 +83,10 @@ public actor Emulator {
     private nonisolated let posted: AsyncStream<ServerEnvelope>.Continuation
     /// Hands each request to the service that claims it.
     nonisolated let router: EmulatorRouter
+    /// The admin operations (reset, export, import, clock, the console's views).
+    nonisolated let admin: EmulatorAdmin
+    /// What the configured seed created at start; nil when no seed was configured.
+    public nonisolated let seedSummary: SeedSummary?
     /// The HTTP server while ``start(host:port:requestLog:)`` is in effect.
     var server: RunningServer?
 
@@ -104,15 +112,40 @@ public actor Emulator {
         // time, and the gate holds each DataSync answer until that write's events are published.
         let events = DataSyncEventBridge(bus: bus)
         dataSyncEvents = events
-        dataSync = try DataSyncService(
-            configuration: configuration, clock: clock, writeSubscribers: [{ events.receive($0) }])
+        // The console's change stream and the seed summary listen from the first change on.
+        let changes = Journal<ChangeEvent>(capacity: configuration.admin.changeBufferCapacity)
+        let seedCounter = SeedCounter()
+        let dataSync = try DataSyncService(
+            configuration: configuration, clock: clock,
+            changeSubscribers: [
+                { change in
+                    changes.append { _ in change }
+                    seedCounter.receive(change)
+                }
+            ],
+            writeSubscribers: [{ events.receive($0) }])
+        self.dataSync = dataSync
+        let created = seedCounter.finish()
+        seedSummary = configuration.seed.map {
+            SeedSummary(document: $0, created: created, stateFileConfigured: configuration.stateFile != nil)
+        }
         let access = AccessRegistry(keysets: configuration.pubSub.keysets, clock: clock)
+        let requestLog = RequestLog(
+            capacity: configuration.admin.requestLogCapacity, excludedPrefix: AdminService.prefix)
+        let admin = EmulatorAdmin(
+            dataSync: dataSync, bus: bus, dataSyncEvents: events, clock: clock, requestLog: requestLog,
+            changes: changes,
+            access: AdminAccess(configuredSecret: configuration.admin.secret, keysets: configuration.pubSub.keysets),
+            pubSubKeysets: configuration.pubSub.keysets)
+        self.admin = admin
+        // The admin service comes first: the reserved prefix is never anyone else's.
+        let adminServices: [any EmulatorService] = configuration.admin.enabled ? [AdminService(admin: admin)] : []
         router = EmulatorRouter(
-            services: [
+            services: adminServices + [
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
             ],
-            authorizer: AccessControl(registry: access, projector: dataSync))
+            authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog)
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
         Task {
@@ -197,22 +230,17 @@ public actor Emulator {
     /// The emulator's current time.
     public var currentTime: Date { clock.now.date }
 
-    /// Stops the clock at `date` (until moved again); objects past their expiry vanish at once.
+    /// Stops the clock at `date` (until moved again); objects past their expiry vanish and lapsed
+    /// presences time out at once. The same as `POST /_emulator/v1/clock/set`.
     public func setTime(_ date: Date) async {
-        clock.set(to: EmulatorClock.Instant(date))
-        await dataSync.sweepExpired()
+        await admin.setTime(date)
     }
 
     /// Moves the clock forward (or back, with a negative value) by `seconds`; objects past their
-    /// expiry vanish at once.
+    /// expiry vanish and lapsed presences time out at once (tokens past their TTL are refused from
+    /// the next request on). The same as `POST /_emulator/v1/clock/advance`.
     public func advanceTime(bySeconds seconds: Double) async {
-        // Whole microseconds, as the emulator stores time; a non-finite step moves nothing and
-        // a huge one is clamped instead of trapping.
-        let micros = (seconds * 1_000_000).rounded()
-        if micros.isFinite {
-            clock.advance(by: .microseconds(Int64(max(-9.2e15, min(9.2e15, micros)))))
-        }
-        await dataSync.sweepExpired()
+        await admin.advance(bySeconds: seconds)
     }
 
     /// Moves the clock forward by whole days.

@@ -64,6 +64,9 @@ public final class PubNub: Sendable {
         self.tokenStore = tokenStore
         pipeline = ServicePipeline(configuration: configuration, origin: origin, tokenStore: tokenStore)
         components = PubNubComponents()
+        if let handler = configuration.warningHandler, case .success(let parsed) = origin {
+            for warning in PubNubWarning.warnings(for: parsed) { handler(warning) }
+        }
     }
 
     deinit {

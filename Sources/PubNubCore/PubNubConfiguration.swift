@@ -80,6 +80,12 @@ public struct PubNubConfiguration: Sendable {
     /// ```
     public var cryptoModule: CryptoModule?
 
+    /// Receives each ``PubNubWarning`` once, when a client with this configuration is created:
+    /// today that is ``PubNubWarning/Code/insecureConnection`` for plain HTTP to a host that is not
+    /// this machine. By default ``PubNubWarning/standardErrorHandler`` writes one line to standard
+    /// error; `nil` silences warnings.
+    public var warningHandler: (@Sendable (PubNubWarning) -> Void)? = PubNubWarning.standardErrorHandler
+
     /// The overall deadline of a REST call when none is set: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)
 

@@ -61,6 +61,33 @@ public struct PubNubOrigin: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the host names this machine: `localhost` (and names under `.localhost`, which
+    /// RFC 6761 reserves for it), an IPv4 address in `127.0.0.0/8`, `::1`, or an IPv4-mapped
+    /// loopback address such as `::ffff:127.0.0.1`. No name is resolved to decide.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "localhost." { return true }
+        if Self.isLoopbackIPv4(name) { return true }
+        if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        for prefix in ["::ffff:", "0:0:0:0:0:ffff:"] where name.hasPrefix(prefix) {
+            return Self.isLoopbackIPv4(String(name.dropFirst(prefix.count)))
+        }
+        return false
+    }
+
+    private static func isLoopbackIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return false }
+        var octets: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCII), let value = Int(part), value <= 255 else {
+                return false
+            }
+            octets.append(value)
+        }
+        return octets.first == 127
+    }
+
     /// `scheme://host[:port]`, with IPv6 hosts in brackets.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host

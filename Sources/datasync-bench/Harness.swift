@@ -23,6 +23,8 @@ struct BenchRow {
 struct BenchGroup {
     var name: String
     var run: () async throws -> [BenchRow]
+    /// One line for `--help`: what the group measures and against which baseline.
+    var summary: String = ""
 }
 
 enum Bench {

@@ -1,22 +1,72 @@
 // datasync-bench: speed and memory scenarios, each measured side by side with a baseline in the
 // same run. Build in release: `swift run -c release datasync-bench [group ...]`.
 
+import Foundation
+
 let groups: [BenchGroup] = [
-    BenchGroup(name: "json", run: JSONBenchmarks.run),
-    BenchGroup(name: "patch", run: PatchBenchmarks.run),
-    BenchGroup(name: "auth", run: AuthBenchmarks.run),
-    BenchGroup(name: "filter", run: FilterBenchmarks.run),
-    BenchGroup(name: "server", run: ServerBenchmarks.run),
-    BenchGroup(name: "emulator", run: EmulatorBenchmarks.run),
-    BenchGroup(name: "transport", run: TransportBenchmarks.run),
-    BenchGroup(name: "client", run: ClientBenchmarks.run),
-    BenchGroup(name: "crypto", run: CryptoBenchmarks.run),
-    BenchGroup(name: "pubsub", run: PubSubBenchmarks.run),
-    BenchGroup(name: "realtime", run: RealtimeBenchmarks.run),
-    BenchGroup(name: "live", run: LiveViewBench.run),
+    BenchGroup(
+        name: "json", run: JSONBenchmarks.run,
+        summary: "JSONCore parse/write/decode vs Foundation's JSONSerialization and JSONDecoder"),
+    BenchGroup(name: "patch", run: PatchBenchmarks.run, summary: "JSON Patch apply/diff vs a copying baseline"),
+    BenchGroup(
+        name: "auth", run: AuthBenchmarks.run,
+        summary: "token parsing, permission checks and AuthMiddleware vs plain baselines"),
+    BenchGroup(
+        name: "filter", run: FilterBenchmarks.run,
+        summary: "filter parse + validate and evaluation vs JSONSerialization/hand-written baselines"),
+    BenchGroup(
+        name: "server", run: ServerBenchmarks.run,
+        summary: "the emulator's HTTP server: small GETs, held requests, memory per held request"),
+    BenchGroup(
+        name: "emulator", run: EmulatorBenchmarks.run,
+        summary: "emulator create/get/list/sort/filter at 100k objects, and its memory"),
+    BenchGroup(
+        name: "transport", run: TransportBenchmarks.run,
+        summary: "curl backend vs URLSession: sequential and 16 concurrent small GETs"),
+    BenchGroup(
+        name: "client", run: ClientBenchmarks.run,
+        summary: "typed page decode and request building vs JSONDecoder/JSONEncoder"),
+    BenchGroup(
+        name: "crypto", run: CryptoBenchmarks.run, summary: "message encryption MB/s vs the raw libcrypto primitive"),
+    BenchGroup(
+        name: "pubsub", run: PubSubBenchmarks.run,
+        summary: "emulator publish rate, publish-to-deliver latency, fan-out, memory per subscriber"),
+    BenchGroup(
+        name: "realtime", run: RealtimeBenchmarks.run,
+        summary: "subscribe-answer decode vs the Python SDK, publish-to-onMessage latency, 1,000 subscriptions"),
+    BenchGroup(
+        name: "live", run: LiveViewBench.run,
+        summary: "events applied to a 10,000-membership live view, its first read, end to end, memory per object"),
 ]
 
-let selected = Set(CommandLine.arguments.dropFirst())
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(
+        """
+        usage: swift run -c release datasync-bench [group ...]
+
+        Runs every group, or only the named ones, and prints one table of rows: each row is our
+        figure, its baseline measured in the same run, and the ratio. Build in release; figures
+        from a debug build mean nothing. Documentation/Benchmarks.md describes every row.
+
+        groups:
+        """)
+    let width = groups.map(\.name.count).max() ?? 0
+    for group in groups {
+        print("  " + group.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + group.summary)
+    }
+    exit(0)
+}
+let unknown = arguments.filter { name in !groups.contains { $0.name == name } }
+if !unknown.isEmpty {
+    let names = groups.map(\.name).joined(separator: ", ")
+    FileHandle.standardError.write(
+        Data(
+            "datasync-bench: unknown group \(unknown.joined(separator: ", ")); groups are \(names) (see --help)\n".utf8)
+    )
+    exit(2)
+}
+let selected = Set(arguments)
 var rows: [BenchRow] = []
 for group in groups where selected.isEmpty || selected.contains(group.name) {
     print("running \(group.name)…")

@@ -127,7 +127,10 @@ struct WireTests {
             reply.json
                 == [
                     "errors": [
-                        ["errorCode": "DS-0004", "message": "must not be null", "path": "/data/entityClassVersion"]
+                        [
+                            "errorCode": "DS-0004", "message": "'entityClassVersion' is required",
+                            "path": "/data/entityClassVersion",
+                        ]
                     ]
                 ])
     }

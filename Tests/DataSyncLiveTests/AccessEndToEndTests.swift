@@ -8,7 +8,7 @@ import PubNubCore
 import Realtime
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct AccessEndToEndTests {
     static let keyset = PubSubKeyset.protected(publishKey: "pub-live", subscribeKey: "sub-live", secretKey: "sec-live")
 

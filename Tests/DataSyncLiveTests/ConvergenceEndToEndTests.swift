@@ -86,7 +86,7 @@ extension LiveRig {
     }
 }
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct ConvergenceEndToEndTests {
     @Test(
         "every kind of view converges to the service after random writes by two concurrent writers",

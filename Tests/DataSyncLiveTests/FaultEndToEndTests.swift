@@ -35,7 +35,7 @@ extension StatusLog {
     }
 }
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct FaultEndToEndTests {
     @Test(
         "connections reset during long-polls: every view goes stale, reads again and converges, never backwards",

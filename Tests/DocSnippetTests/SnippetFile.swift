@@ -4,7 +4,8 @@ enum SnippetFile {
     /// example already showed.
     static let imports = [
         "Foundation", "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
-        "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "DataSyncLive",
+        "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
+        "DataSyncEmulator", "DataSyncLive",
     ]
 
     /// Types the snippets take as given: a payload type, your backend, a listener.
@@ -18,6 +19,18 @@ enum SnippetFile {
         struct MyBackend: Sendable {
             func fetchPubNubToken() async throws -> String { "t" }
         }
+        struct ChatMessage: Codable, Sendable, JSONCodable {
+            var text: String
+        }
+        struct Order: Codable, Sendable, JSONCodable {
+            var id: String
+        }
+        /// An app's local copy of DataSync objects, kept current from events.
+        final class ObjectCache: Sendable {
+            func apply(_ event: PubNubDataSyncEvent) {}
+            func reload() async {}
+        }
+        func reloadAlice() async {}
         func render<Value>(_ value: Value, stale: Bool = false) {}
         func show<Value>(_ value: Value, badge: String = "") {}
         func showMissing() {}
@@ -42,6 +55,9 @@ enum SnippetFile {
         let dataSync = pubnub.dataSync
         let module = try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma")
         let user = try await dataSync.getUser(id: "user-1")
+        let cache = ObjectCache()
+        let push = PubNubPushPayload().apns(title: "New message")
+        let big: JSONValue = ["text": "a long message"]
         """
 
     static func source(for snippets: [Snippet], document: String) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import JSONCore
 
 /// An error answered to a client in the DataSync envelope
@@ -27,14 +28,40 @@ struct APIError: Error {
     var code: Code
     var message: String
     var path: String?
+    /// For a 405: the methods the resource supports, sent in `Allow`.
+    var allow: [String]?
+
+    init(status: Int, code: Code, message: String, path: String? = nil, allow: [String]? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.path = path
+        self.allow = allow
+    }
 
     static func invalid(_ message: String, path: String? = nil) -> APIError {
         APIError(status: 400, code: .invalidValue, message: message, path: path)
     }
 
+    /// A required field or parameter that is absent (or null): "'entityClassVersion' is
+    /// required", with its path.
     static func missing(_ path: String) -> APIError {
-        APIError(status: 400, code: .invalidValue, message: "must not be null", path: path)
+        let name = path.split(separator: "/").last.map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+        return APIError(status: 400, code: .invalidValue, message: "'\(name ?? path)' is required", path: path)
     }
+
+    /// A 405 for `method` on a resource that supports `allow`.
+    static func methodNotAllowed(_ method: String, on resource: String, allow: [String]) -> APIError {
+        APIError(
+            status: 405, code: .methodNotAllowed,
+            message: "\(method) is not allowed on \(resource); use \(allow.joined(separator: ", "))", allow: allow)
+    }
+
+    /// Added to a filter or sort error whose text fails at a `+`: a bare `+` in a query stays a
+    /// plus sign (the service does not read it as a space).
+    static let plusHint = " (a '+' in the query is a literal plus sign, not a space: send spaces as %20)"
 
     static func unknownField(_ message: String, path: String?) -> APIError {
         APIError(status: 400, code: .unknownField, message: message, path: path)

@@ -70,6 +70,10 @@ public struct ChangeEvent: Sendable, Hashable {
         public static let cascade = Cause(rawValue: "cascade")
         /// The object reached its `expiresAt`.
         public static let expiry = Cause(rawValue: "expiry")
+        /// Its keyset was reset or replaced through the admin API (`/_emulator/v1/…`,
+        /// ``Emulator/resetKeyset(_:)``, ``Emulator/importState(_:)``); like an expiry it
+        /// publishes no real-time event.
+        public static let reset = Cause(rawValue: "reset")
     }
 
     /// Position in the feed.
@@ -78,10 +82,11 @@ public struct ChangeEvent: Sendable, Hashable {
     public var subscribeKey: String
     /// Create, update or delete.
     public var action: Action
-    /// Request, cascade or expiry.
+    /// Request, cascade, expiry or reset.
     public var cause: Cause
-    /// What started the write this change belongs to: ``Cause/request`` (a request or a seed) or
-    /// ``Cause/expiry``; a cascade carries the cause of the removal that led to it.
+    /// What started the write this change belongs to: ``Cause/request`` (a request or a seed),
+    /// ``Cause/expiry`` or ``Cause/reset``; a cascade carries the cause of the removal that led
+    /// to it.
     public var origin: Cause
     /// `user`, `channel`, `entity`, `membership` or `relationship` (the real-time `metadata.type`).
     public var objectType: String

@@ -36,7 +36,9 @@ extension Engine {
             try deleteClass(keyset, kind, name: name)
             return ServerResponse(status: 200)
         default:
-            throw APIError(status: 405, code: .methodNotAllowed, message: "\(method) is not allowed here")
+            throw name == nil
+                ? .methodNotAllowed(method, on: "a class list", allow: ["GET", "POST"])
+                : .methodNotAllowed(method, on: "a class", allow: ["GET", "PUT", "DELETE"])
         }
     }
 

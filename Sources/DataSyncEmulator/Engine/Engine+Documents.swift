@@ -53,9 +53,14 @@ extension Engine {
         dirty = true
     }
 
+    /// The class lists a keyset of a seed document may hold besides its collections.
+    static let seedClassFields = ["entityClasses", "relationshipClasses"]
+
     /// Creates the objects of `{"keysets":{"<sub>":{"users":[…],"channels":[…],"entities":[…],
     /// "memberships":[…],"relationships":[…]}}}`; each item is the `data` of a create request,
-    /// where the class version may be left out (the class's latest version is used).
+    /// where the class version may be left out (the class's latest version is used). A keyset may
+    /// also hold `entityClasses` and `relationshipClasses` (the class-document lists), defined
+    /// before its objects are created (the form ``exportSeed(subscribeKeys:)`` writes).
     func seed(_ document: JSONValue) throws(EmulatorError) {
         guard let keysets = document["keysets"]?.objectValue, document.objectValue?.count == 1 else {
             throw EmulatorError(
@@ -67,10 +72,11 @@ extension Engine {
                 throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)) must be an object")
             }
             let order = ObjectCollection.all.map(\.name)
-            for name in collections.keys.sorted() where !order.contains(name) {
+            for name in collections.keys.sorted() where !order.contains(name) && !Self.seedClassFields.contains(name) {
                 throw EmulatorError(
                     code: .invalidSeed, message: "/keysets/\(escape(subscribeKey))/\(name): unknown collection")
             }
+            try seedClasses(keyset, collections, path: "/keysets/\(escape(subscribeKey))")
             for collection in [ObjectCollection.users, .channels, .entities, .memberships, .relationships] {
                 for (index, item) in (collections[collection.name]?.arrayValue ?? []).enumerated() {
                     let path = "/keysets/\(escape(subscribeKey))/\(collection.name)/\(index)"
@@ -87,6 +93,38 @@ extension Engine {
                     } catch {
                         throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? path): \(error.message)")
                     }
+                }
+            }
+        }
+    }
+
+    /// Defines the `entityClasses` and `relationshipClasses` of one seed keyset, in order. A class
+    /// already defined the same way (the `--classes` template) is left alone; one defined
+    /// otherwise is replaced while no object uses it.
+    private func seedClasses(_ keyset: Keyset, _ fields: [String: JSONValue], path: String) throws(EmulatorError) {
+        for kind in [ClassKind.entity, .relationship] {
+            let field = kind == .entity ? "entityClasses" : "relationshipClasses"
+            guard let list = fields[field] else { continue }
+            guard let items = list.arrayValue else {
+                throw EmulatorError(code: .invalidSeed, message: "\(path)/\(field) must be an array")
+            }
+            for (index, item) in items.enumerated() {
+                let itemPath = "\(path)/\(field)/\(index)"
+                do throws(APIError) {
+                    let draft = try ClassDraft(kind: kind, json: item, path: itemPath)
+                    let key = ClassKey(name: draft.name, level: .subKey)
+                    let current = keyset.registry.definition(kind, key)
+                    let definition = try keyset.registry.resolveDraft(draft, replacing: current, path: itemPath)
+                    if definition == current { continue }
+                    if current != nil, keyset.count(kind, ofClass: key) > 0 {
+                        throw APIError.conflict(
+                            "class \(draft.name) is already defined otherwise and has objects", path: itemPath + "/name"
+                        )
+                    }
+                    keyset.registry.store(definition)
+                    dirty = true
+                } catch {
+                    throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? itemPath): \(error.message)")
                 }
             }
         }

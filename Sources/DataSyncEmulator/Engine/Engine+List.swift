@@ -416,35 +416,49 @@ extension Engine {
         var fields: [SortField] = []
         for rawItem in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = rawItem.trimmingCharacters(in: .whitespaces)
-            guard !item.isEmpty else { throw .invalid("an empty sort entry", path: "sort") }
-            var name = item
-            var descending = false
-            if let colon = item.lastIndex(of: ":") {
-                let direction = item[item.index(after: colon)...]
-                name = String(item[..<colon])
-                switch direction {
-                case "desc": descending = true
-                case "asc": descending = false
-                default: throw .invalid("a sort direction is ':desc' or ':asc', not ':\(direction)'", path: "sort")
-                }
+            do throws(APIError) {
+                fields.append(try parseSortItem(item, schema: schema, tier: tier, pointers: pointers, fields: fields))
+            } catch {
+                // `sort=+id` or `sort=name+desc`, written by hand: say how spaces are sent.
+                var error = error
+                if item.contains("+") { error.message += APIError.plusHint }
+                throw error
             }
-            guard let mode = schema.modes[name], mode != .none else {
-                throw schema.unusable(name, parameter: "sort", tier: tier)
-            }
-            if case .full? = tier, mode != .full { throw schema.unusable(name, parameter: "sort", tier: tier) }
-            guard !fields.contains(where: { $0.name == name }) else {
-                throw .invalid("'\(name)' appears twice in sort", path: "sort")
-            }
-            let source: SortField.Source
-            switch name {
-            case "id": source = .id
-            case "createdAt": source = .createdAt
-            case "updatedAt": source = .updatedAt
-            case "status": source = .status
-            default: source = .pointer(pointers[name] ?? [])
-            }
-            fields.append(SortField(name: name, descending: descending, source: source))
         }
         return fields
+    }
+
+    /// One entry of a sort list: `name`, `name:desc` or `name:asc`.
+    private static func parseSortItem(
+        _ item: String, schema: ListSchema, tier: FilterParameter?, pointers: [String: [String]], fields: [SortField]
+    ) throws(APIError) -> SortField {
+        guard !item.isEmpty else { throw .invalid("an empty sort entry", path: "sort") }
+        var name = item
+        var descending = false
+        if let colon = item.lastIndex(of: ":") {
+            let direction = item[item.index(after: colon)...]
+            name = String(item[..<colon])
+            switch direction {
+            case "desc": descending = true
+            case "asc": descending = false
+            default: throw .invalid("a sort direction is ':desc' or ':asc', not ':\(direction)'", path: "sort")
+            }
+        }
+        guard let mode = schema.modes[name], mode != .none else {
+            throw schema.unusable(name, parameter: "sort", tier: tier)
+        }
+        if case .full? = tier, mode != .full { throw schema.unusable(name, parameter: "sort", tier: tier) }
+        guard !fields.contains(where: { $0.name == name }) else {
+            throw .invalid("'\(name)' appears twice in sort", path: "sort")
+        }
+        let source: SortField.Source
+        switch name {
+        case "id": source = .id
+        case "createdAt": source = .createdAt
+        case "updatedAt": source = .updatedAt
+        case "status": source = .status
+        default: source = .pointer(pointers[name] ?? [])
+        }
+        return SortField(name: name, descending: descending, source: source)
     }
 }

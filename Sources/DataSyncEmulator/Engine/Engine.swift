@@ -199,9 +199,9 @@ final class Engine {
             case ("PATCH", let id?): return try update(context, id: id)
             case ("DELETE", let id?): return try remove(context, id: id)
             default:
-                throw APIError(
-                    status: 405, code: .methodNotAllowed,
-                    message: "\(method) is not allowed on \(id == nil ? "a collection" : "an object")")
+                throw id == nil
+                    ? .methodNotAllowed(method, on: "a collection", allow: ["GET", "POST"])
+                    : .methodNotAllowed(method, on: "an object", allow: ["GET", "PUT", "PATCH", "DELETE"])
             }
         }
     }
@@ -224,7 +224,10 @@ final class Engine {
     static func errorResponse(_ error: APIError) -> ServerResponse {
         let bytes = (try? error.envelope.jsonBytes()) ?? Array(#"{"errors":[{"errorCode":"DS-0000"}]}"#.utf8)
         var headers = [("Content-Type", "application/json")]
-        if error.status == 405 { headers.append(("Allow", "GET, POST, PUT, PATCH, DELETE")) }
+        if error.status == 405 {
+            headers.append(
+                ("Allow", (error.allow ?? ["GET", "POST", "PUT", "PATCH", "DELETE"]).joined(separator: ", ")))
+        }
         return ServerResponse(status: error.status, headers: headers, body: bytes)
     }
 }

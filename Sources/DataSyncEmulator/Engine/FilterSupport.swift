@@ -61,7 +61,13 @@ enum FilterCompiler {
         do {
             parsed = try FilterParser().parse(text)
         } catch {
-            throw .invalid(error.message, path: parameter)
+            // A hand-written `filter=name+==+'x'` fails at its first `+`: say how spaces are sent.
+            let failsAtPlus =
+                error.range.map { range in
+                    let bytes = Array(text.utf8)
+                    return range.lowerBound < bytes.count && bytes[range.lowerBound] == UInt8(ascii: "+")
+                } ?? false
+            throw .invalid(error.message + (failsAtPlus ? APIError.plusHint : ""), path: parameter)
         }
         // The properties usable on the listed class (version already resolved) as one version.
         var declared = FilterExpression.FilterSchema()
@@ -88,7 +94,9 @@ enum FilterCompiler {
                     case .fast: usable = mode == .simple || mode == .full
                     }
                     if !usable || FilterExpression.FilterSchema.unfilterableProperties.contains(condition.property) {
-                        throw schema.unusable(condition.property, parameter: parameter, tier: tier)
+                        var error = schema.unusable(condition.property, parameter: parameter, tier: tier)
+                        if condition.property.contains("+") { error.message += APIError.plusHint }
+                        throw error
                     }
                 }
                 throw .unknownField(problem.message, path: parameter)

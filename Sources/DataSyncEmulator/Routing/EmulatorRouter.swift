@@ -1,4 +1,5 @@
 public import EmulatorHTTP
+import Foundation
 
 /// Hands each request to the first ``EmulatorService`` that claims it, and answers every
 /// unclaimed request with `404` and the error envelope
@@ -7,6 +8,9 @@ public import EmulatorHTTP
 /// When an ``EmulatorAuthorizer`` is set, it sees every claimed request first: it may refuse it
 /// (its answer is sent and no service runs) or let it through, optionally rewriting the answer
 /// (access control drops list rows a token may not read and applies token projections).
+///
+/// A router the ``Emulator`` builds also keeps its in-memory request log (the console's live
+/// request log): one entry per answered request, credentials redacted, admin routes left out.
 ///
 /// The router starts no task of its own: a service's ``EmulatorService/respond(to:)`` runs in the
 /// task that called ``handle(_:)``, so when the HTTP server cancels that task (client gone, server
@@ -21,11 +25,18 @@ public struct EmulatorRouter: ServerHandler {
     public let services: [any EmulatorService]
     /// Asked about every claimed request before its service; nil lets everything through.
     public let authorizer: (any EmulatorAuthorizer)?
+    /// Records every answered request; nil records nothing.
+    let requestLog: RequestLog?
 
     /// Creates a router over `services`; earlier services win when several claim a request.
     public init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)? = nil) {
+        self.init(services: services, authorizer: authorizer, requestLog: nil)
+    }
+
+    init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)?, requestLog: RequestLog?) {
         self.services = services
         self.authorizer = authorizer
+        self.requestLog = requestLog
     }
 
     /// The service that would answer `request`, or nil when none claims it.
@@ -35,6 +46,16 @@ public struct EmulatorRouter: ServerHandler {
 
     /// Answers `request` from the service that claims it, or with a `404` when none does.
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        guard let requestLog else { return await answer(request) }
+        let receivedAt = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = await answer(request)
+        requestLog.record(request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
+        return response
+    }
+
+    private func answer(_ request: ServerRequest) async -> ServerResponse {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }

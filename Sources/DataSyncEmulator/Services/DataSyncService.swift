@@ -80,6 +80,15 @@ actor DataSyncService: EmulatorService {
         try engine.seed(document)
     }
 
+    // MARK: Administration
+
+    /// Runs `body` on the engine as one atomic step, then saves what it committed as a request
+    /// would (the admin routes: reset, export, import, keyset summaries).
+    func administer<R: Sendable, E: Error>(_ body: (Engine) throws(E) -> R) throws(E) -> R {
+        defer { try? persistIfNeeded() }
+        return try body(engine)
+    }
+
     // MARK: Change feed
 
     func changes() -> AsyncStream<ChangeEvent> { engine.feed.subscribe() }

@@ -14,9 +14,9 @@ enum DataSyncEventEnvelopes {
 
     /// The envelopes for `change`, in publish order: for each recipient its id channel, then its
     /// projection channels; no channel twice. Empty when the class has events off or the change
-    /// comes from an expiry (expired objects vanish without events).
+    /// comes from an expiry or an admin reset (those objects vanish without events).
     static func envelopes(for change: ChangeEvent) -> [ServerEnvelope] {
-        guard change.eventsEnabled, change.origin != .expiry else { return [] }
+        guard change.eventsEnabled, change.origin != .expiry, change.origin != .reset else { return [] }
         let metadata: JSONValue = [
             "event": .string(change.action.rawValue),
             "source": "data-sync",

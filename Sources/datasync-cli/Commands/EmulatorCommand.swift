@@ -1,0 +1,107 @@
+import DataSyncEmulator
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `emulator`: the local emulator in this process, with the flags of `datasync-emulator` (both
+/// parse them with `EmulatorOptions`).
+enum EmulatorCommand {
+    static var command: Command<CommandAction> {
+        Command(
+            name: "emulator", summary: "runs the local DataSync emulator in this process until Ctrl-C",
+            discussion:
+                "Takes exactly the flags of datasync-emulator (run 'datasync emulator --help' for them). It prints "
+                + "the origin and keys, then one line per request.",
+            examples: [
+                "datasync emulator --port 8090",
+                "export DATASYNC_ORIGIN=http://127.0.0.1:8090 DATASYNC_SUBSCRIBE_KEY=demo DATASYNC_PUBLISH_KEY=demo",
+            ],
+            passesArgumentsThrough: true,
+            action: { invocation in try await run(invocation) })
+    }
+
+    static let program = "datasync emulator"
+
+    static func run(_ invocation: Invocation) async throws -> Int32 {
+        let console = invocation.console
+        let options: EmulatorOptions
+        let configuration: EmulatorConfiguration
+        do throws(EmulatorOptionsError) {
+            guard case .run(let parsed) = try EmulatorOptions.parse(invocation.arguments.passthrough) else {
+                console.out(EmulatorOptions.usage(program: program))
+                console.out("")
+                console.out("The emulator's flags are shared with datasync-emulator (Documentation/Emulator.md).")
+                return ExitStatus.ok
+            }
+            options = parsed
+            configuration = try options.configuration()
+        } catch {
+            let suggestion =
+                error.code == .unknownOption
+                ? EditDistance.suggestion(for: error.option, among: EmulatorOptions.optionNames) : nil
+            throw UsageError(
+                error.message, suggestion: suggestion, command: program,
+                usage: error.showsUsage ? EmulatorOptions.usage(program: program) : nil)
+        }
+
+        let emulator = try Emulator(configuration: configuration)
+        // Signals become stream elements on their own queue, with their default action off.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let (signals, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let queue = DispatchQueue(label: "datasync.emulator.signals")
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { @Sendable in continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        defer { for source in sources { source.cancel() } }
+
+        let url = try await emulator.start(host: options.host, port: options.port) { line in console.out(line) }
+        let origin = url.absoluteString
+        console.out("DataSync emulator listening on \(origin)")
+        // Scripts read these three lines, as datasync-emulator prints them.
+        console.out("origin: \(origin)")
+        console.out("publish key: \(options.publishKey)")
+        console.out("subscribe key: \(options.subscribeKey)")
+        console.out("secret key: \(options.secretKey)")
+        console.out("access control: \(options.mainKeysetProtected ? "on" : "off")")
+        for extra in options.extraKeysets {
+            console.out(
+                "also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey), access control "
+                    + (options.accessControl ? "on" : "off"))
+        }
+        console.out(
+            "DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
+        if options.mainKeysetProtected {
+            console.out(
+                "Credentials: protected keysets need a token (POST /v3/pam/{sub}/grant) or a request signature.")
+        } else {
+            console.out(
+                "Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on)."
+            )
+        }
+        console.out("Point the CLI at it from another shell:")
+        console.out(
+            "  export DATASYNC_ORIGIN=\(origin) DATASYNC_SUBSCRIBE_KEY=\(options.subscribeKey) "
+                + "DATASYNC_PUBLISH_KEY=\(options.publishKey)")
+        if let stateFile = options.stateFile { console.out("State file: \(stateFile)") }
+        console.out("Press Ctrl-C to stop.")
+
+        for await number in signals {
+            console.out("received signal \(number), stopping")
+            break
+        }
+        await emulator.stop()
+        console.out("stopped")
+        return ExitStatus.ok
+    }
+}

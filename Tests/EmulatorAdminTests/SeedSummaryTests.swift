@@ -1,0 +1,125 @@
+import DataSyncEmulator
+import Foundation
+import JSONCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `--seed` prints a one-line summary of what it loaded; the banner prints the console and one
+/// example command.
+@Suite("Seed summary and banner")
+struct SeedSummaryTests {
+    static let seed: JSONValue = [
+        "keysets": [
+            "demo": [
+                "entityClasses": [["name": "Product", "versions": [["version": 1]]]],
+                "users": [["id": "alice"], ["id": "bob"]],
+                "channels": [["id": "general"]],
+                "entities": [["id": "p1", "entityClass": "Product"]],
+                "memberships": [["channelId": "general", "userId": "alice"]],
+            ],
+            "other": ["users": [["id": "zed"]]],
+        ]
+    ]
+
+    @Test("the summary counts what the seed created, per keyset and collection")
+    func summary() throws {
+        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: Self.seed, startTime: adminStart))
+        let summary = try #require(emulator.seedSummary)
+        #expect(summary.objectCount == 6)
+        #expect(summary.objects["demo"] == ["users": 2, "channels": 1, "entities": 1, "memberships": 1])
+        #expect(summary.classes == ["demo": 1])
+        #expect(!summary.skipped)
+        #expect(
+            summary.description
+                == "seed: created 6 objects in keyset demo (2 users, 1 channel, 1 entity, 1 membership, 1 class); "
+                + "keyset other (1 user)")
+        #expect(try Emulator(configuration: EmulatorConfiguration()).seedSummary == nil)
+    }
+
+    @Test("with a state file already there the seed is skipped, and the summary says so")
+    func skipped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-summary-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stateFile = directory.appendingPathComponent("state.json").path
+        let first = try Emulator(
+            configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
+        #expect(first.seedSummary?.objectCount == 6)
+        let second = try Emulator(
+            configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
+        #expect(second.seedSummary?.skipped == true)
+        #expect(second.seedSummary?.description == "seed: skipped, the state file was loaded instead")
+    }
+
+    /// The `datasync-emulator` binary next to the test bundle (built with the tests).
+    static var binary: URL? {
+        let directory =
+            Bundle.main.executableURL?.deletingLastPathComponent()
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("datasync-emulator")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    @Test(
+        "datasync-emulator --seed prints the summary, the console and an example command that works",
+        .enabled(if: binary != nil, "the datasync-emulator binary is not built next to the tests"))
+    func banner() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("banner-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seedFile = directory.appendingPathComponent("seed.json")
+        try Data(try Self.seed.jsonBytes()).write(to: seedFile)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--seed", seedFile.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGTERM)
+                process.waitUntilExit()
+            }
+        }
+        let lines = try await Self.readBanner(output.fileHandleForReading)
+        let seedLine = lines.first { $0.hasPrefix("seed: ") }
+        #expect(seedLine?.hasPrefix("seed: created 6 objects in keyset demo (2 users") == true, "\(lines)")
+        let origin = try #require(lines.first { $0.hasPrefix("origin: ") }?.dropFirst("origin: ".count))
+        #expect(lines.contains("console: \(origin)/_emulator/console/"))
+        let example = try #require(lines.first { $0.hasPrefix("try: curl -s ") })
+        #expect(example == "try: curl -s '\(origin)/v1/datasync/subkeys/demo/users?limit=5'")
+        // Run the example's request: it lists the seeded users.
+        let port = try #require(URL(string: String(origin))?.port.flatMap { UInt16(exactly: $0) })
+        let reply = try await http(port, "GET", "/v1/datasync/subkeys/demo/users?limit=5")
+        #expect(reply.json?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["alice", "bob"])
+    }
+
+    /// Lines of standard output up to "Press Ctrl-C to stop.", read on a thread of their own.
+    static func readBanner(_ handle: FileHandle) async throws -> [String] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                var text = ""
+                while !text.contains("Press Ctrl-C to stop.") {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    text += String(decoding: data, as: UTF8.self)
+                }
+                if text.contains("Press Ctrl-C to stop.") {
+                    continuation.resume(returning: text.components(separatedBy: "\n"))
+                } else {
+                    continuation.resume(throwing: SocketFailure(description: "the emulator stopped: \(text)"))
+                }
+            }
+            thread.start()
+        }
+    }
+}
