@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "PubNubCrypto", targets: ["PubNubCrypto"]),
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "Messaging", targets: ["Messaging"]),
+        .library(name: "DataSyncLive", targets: ["DataSyncLive"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
         .executable(name: "datasync-bench", targets: ["datasync-bench"]),
@@ -69,6 +70,11 @@ let package = Package(
             name: "Realtime",
             dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]
         ),
+        // Live views: where DataSync (REST) and Realtime (the subscribe loop) meet
+        // (Documentation/LiveViews.md).
+        .target(
+            name: "DataSyncLive",
+            dependencies: ["DataSync", "Realtime", "PubNubCore", "DataSyncModels", "JSONCore", "Auth"]),
         // Publish, fire, signal, channel groups, presence REST calls and time (Documentation/Messaging.md).
         .target(
             name: "Messaging",
@@ -91,7 +97,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "EmulatorHTTP",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
-                "PubNubCrypto", "Realtime", "Messaging",
+                "PubNubCrypto", "Realtime", "Messaging", "DataSyncLive",
             ]
         ),
         // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
@@ -179,6 +185,12 @@ let package = Package(
                 "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
             ]),
         .testTarget(
+            name: "DataSyncLiveTests",
+            dependencies: [
+                "DataSyncLive", "DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "PubNubCore",
+                "DataSyncModels", "Transport", "JSONCore", "EmulatorHTTP", "Auth",
+            ]),
+        .testTarget(
             name: "AccessControlTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "Auth", "DataSyncTestSupport", "Transport"]),
         .testTarget(
@@ -203,7 +215,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-                "DataSyncEmulator",
+                "DataSyncEmulator", "DataSyncLive",
             ]),
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(

@@ -49,6 +49,8 @@ package final class RealtimeHub: Sendable {
         var subscribers: [ObjectIdentifier: any RealtimeSubscriber] = [:]
         var presenceState: [String: JSONValue] = [:]
         var isShutDown = false
+        /// The names of the loop's current long-poll while it is receiving; `nil` otherwise.
+        var receiving: SubscriptionNames?
     }
 
     private let state = Locked(State())
@@ -103,6 +105,25 @@ package final class RealtimeHub: Sendable {
     /// Whether `subscriber` is active.
     package func isActive(_ subscriber: any RealtimeSubscriber) -> Bool {
         state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] != nil }
+    }
+
+    /// Records what the loop receives now: the names of its long-poll while it is in `receiving`,
+    /// `nil` while it handshakes, waits to reconnect, has failed or is stopped. The loop calls this
+    /// before carrying out the effects of each step, so a status it reports already sees it.
+    package func loopReceiving(_ names: SubscriptionNames?) {
+        state.withLock { $0.receiving = names }
+    }
+
+    /// Whether `subscriber` is active and the loop's current long-poll covers all of its names.
+    package func isReceiving(_ subscriber: any RealtimeSubscriber) -> Bool {
+        let names = subscriber.subscribedNames
+        return state.withLock { state in
+            guard !state.isShutDown, state.subscribers[ObjectIdentifier(subscriber)] != nil,
+                let receiving = state.receiving
+            else { return false }
+            return Set(receiving.channels).isSuperset(of: names.channels)
+                && Set(receiving.groups).isSuperset(of: names.groups)
+        }
     }
 
     /// The subscribers events are delivered to now.

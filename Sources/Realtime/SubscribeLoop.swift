@@ -57,7 +57,10 @@ package actor SubscribeLoop {
     package var cursor: SubscribeCursor? { machine.cursor }
 
     package func handle(_ event: SubscribeStateMachine.Event) {
-        for effect in machine.handle(event) {
+        let effects = machine.handle(event)
+        hub.loopReceiving(
+            machine.state == .receiving ? SubscriptionNames(channels: machine.channels, groups: machine.groups) : nil)
+        for effect in effects {
             execute(effect)
         }
     }

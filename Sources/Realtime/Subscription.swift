@@ -120,6 +120,27 @@ public final class Subscription: EventListenerHolding, RealtimeSubscriber {
     /// Whether the subscription is subscribed now.
     public var isSubscribed: Bool { hub.isActive(self) }
 
+    /// Whether the subscribe loop is receiving this subscription's channels and groups now: it is
+    /// subscribed, and the loop's current long-poll covers every one of its names (names another
+    /// subscription already held count at once).
+    ///
+    /// `false` before the handshake has answered, while the loop waits to reconnect, after it
+    /// stopped (a 403, `disconnect()`) and once unsubscribed. Every change into or out of receiving
+    /// comes with a status (`connected`, `reconnected`, `unexpectedDisconnect`, `accessDenied`,
+    /// `disconnected`, …), and this property already has its new value when that status reaches
+    /// the listeners. Something published after it became `true` is delivered; read state you keep
+    /// current from events only after that, so no change falls between the read and the events.
+    ///
+    /// ```swift
+    /// let statuses = pubnub.statuses()
+    /// subscription.subscribe()
+    /// if !subscription.isReceiving {
+    ///     for await _ in statuses where subscription.isReceiving { break }
+    /// }
+    /// let snapshot = try await pubnub.dataSync.getUser(id: "alice")
+    /// ```
+    public var isReceiving: Bool { hub.isReceiving(self) }
+
     /// Subscribes, receiving what is published from now on.
     public func subscribe() {
         holds.withLock { $0.explicit = true }
@@ -185,6 +206,10 @@ public final class SubscriptionSet: EventListenerHolding, RealtimeSubscriber {
 
     /// Whether the set is subscribed now.
     public var isSubscribed: Bool { hub.isActive(self) }
+
+    /// Whether the subscribe loop is receiving every member's channels and groups now; see
+    /// ``Subscription/isReceiving``.
+    public var isReceiving: Bool { hub.isReceiving(self) }
 
     package var subscribedNames: SubscriptionNames {
         let members = subscriptions

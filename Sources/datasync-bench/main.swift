@@ -40,6 +40,9 @@ let groups: [BenchGroup] = [
     BenchGroup(
         name: "publish", run: PublishBench.run,
         summary: "SDK publish round trips (sequential, 16 concurrent) vs the bare transport and the Python SDK"),
+    BenchGroup(
+        name: "live", run: LiveViewBench.run,
+        summary: "events applied to a 10,000-membership live view, its first read, end to end, memory per object"),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

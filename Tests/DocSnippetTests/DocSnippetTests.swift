@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Every ```swift block of the documentation of JSONCore, JSONPatch, Transport, Auth,
-/// DataSyncModels, PubNubCore, DataSync, PubNubCrypto, EmulatorHTTP and DataSyncTestSupport must
+/// DataSyncModels, PubNubCore, DataSync, PubNubCrypto, EmulatorHTTP, DataSyncTestSupport and
+/// DataSyncLive must
 /// type-check against the modules this build made.
 ///
 /// Each document becomes one generated file: every block is the body of a function of its own

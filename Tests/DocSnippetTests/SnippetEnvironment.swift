@@ -7,13 +7,14 @@ enum SnippetEnvironment {
     static let catalogModules = [
         "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync", "PubNubCrypto",
         "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging", "DataSyncEmulator",
+        "DataSyncLive",
     ]
 
     /// The guides in `Documentation/` that belong to those modules.
     static let guides = [
         "DataSyncGuide.md", "JSONCore.md", "JSONPatch.md", "Transport.md", "Authentication.md",
         "EmulatorHTTPServer.md", "Encryption.md", "FilterLanguage.md", "Realtime.md", "RealtimeFaults.md",
-        "DataSyncRealtime.md", "Messaging.md", "Emulator.md",
+        "DataSyncRealtime.md", "Messaging.md", "Emulator.md", "LiveViews.md",
     ]
 
     /// The package root: this file is `Tests/DocSnippetTests/SnippetEnvironment.swift`.

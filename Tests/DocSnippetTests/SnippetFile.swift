@@ -5,7 +5,7 @@ enum SnippetFile {
     static let imports = [
         "Foundation", "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
         "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-        "DataSyncEmulator",
+        "DataSyncEmulator", "DataSyncLive",
     ]
 
     /// Types the snippets take as given: a payload type, your backend, a listener.
@@ -31,6 +31,9 @@ enum SnippetFile {
             func reload() async {}
         }
         func reloadAlice() async {}
+        func render<Value>(_ value: Value, stale: Bool = false) {}
+        func show<Value>(_ value: Value, badge: String = "") {}
+        func showMissing() {}
         """
 
     /// Placeholder values at the top of every snippet's function; a snippet's own declarations

@@ -1,0 +1,356 @@
+import Auth
+import DataSync
+import DataSyncEmulator
+import DataSyncLive
+import DataSyncTestSupport
+import Foundation
+import JSONCore
+import PubNubCore
+import Realtime
+import Testing
+import Transport
+
+/// The two HTTP backends every end-to-end test runs on.
+enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
+    case curl
+    case urlSession
+
+    var description: String { rawValue }
+
+    func makeClient() throws -> any HTTPClient {
+        switch self {
+        case .curl: return try CurlHTTPClient()
+        case .urlSession: return try URLSessionHTTPClient()
+        }
+    }
+}
+
+struct RigFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// An emulator in this process on an ephemeral port whose clock moves only when told, writers
+/// that change DataSync objects through REST, and a watcher client that runs live views, all on
+/// one HTTP backend.
+///
+/// Every write first moves the emulator's clock by a millisecond, so timestamps advance as on the
+/// real service (a stopped clock stamps a delete and a re-creation with the same instant). The
+/// watcher's own clock (reconnection delays, the views' retry backoff) is a manual clock too.
+final class LiveRig: Sendable {
+    static let startTime = Date(timeIntervalSince1970: 1_788_766_495.265_625)
+
+    static let classes: JSONValue = [
+        "entityClasses": [
+            [
+                "name": "Product", "eventsEnabled": true,
+                "versions": [
+                    ["version": 1, "properties": [["name": "price", "pointer": "/payload/price", "type": "number"]]]
+                ],
+            ],
+            [
+                "name": "Course", "eventsEnabled": true,
+                "versions": [
+                    [
+                        "version": 1,
+                        "properties": [
+                            ["name": "title", "pointer": "/payload/title", "type": "string"],
+                            ["name": "enrolled", "pointer": "/payload/enrolled", "type": "integer"],
+                        ],
+                        "projections": [["name": "stats", "pointers": ["/payload/enrolled"]]],
+                    ]
+                ],
+            ],
+        ],
+        "relationshipClasses": [
+            [
+                "name": "Bought", "eventsEnabled": true, "entityAClass": "User", "entityBClass": "Product",
+                "versions": [["version": 1]],
+            ],
+            [
+                "name": "Related", "eventsEnabled": true, "entityAClass": "Product", "entityBClass": "Product",
+                "versions": [["version": 1]],
+            ],
+        ],
+    ]
+
+    let backend: Backend
+    let emulator: Emulator
+    let origin: String
+    let host: String
+    let port: Int
+    let subscribeKey: String
+    let publishKey: String
+    let watcherClock = ManualClock()
+    let watcher: PubNub
+    let writers: [PubNub]
+    let statuses = StatusLog()
+
+    /// With `LIVE_RIG_LOG` set, the emulator's subscribe requests go to /tmp/diag.log.
+    static let requestLog: (@Sendable (String) -> Void)? =
+        ProcessInfo.processInfo.environment["LIVE_RIG_LOG"] == nil ? nil : { @Sendable line in diag(line) }
+
+    init(
+        _ backend: Backend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil, writers count: Int = 2,
+        writerToken: String? = nil, watcherToken: String? = nil,
+        configure: (inout PubNubConfiguration) -> Void = { _ in }
+    ) async throws {
+        self.backend = backend
+        var pubSub = pubSub ?? PubSubConfiguration()
+        pubSub.keysets = [keyset]
+        emulator = try Emulator(
+            configuration: EmulatorConfiguration(classes: Self.classes, startTime: Self.startTime, pubSub: pubSub))
+        let url = try await emulator.start(requestLog: Self.requestLog)
+        host = try #require(url.host)
+        port = try #require(url.port)
+        origin = "\(host):\(port)"
+        subscribeKey = keyset.subscribeKey
+        publishKey = keyset.publishKey
+        var configuration = PubNubConfiguration(
+            publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: "watcher-\(backend)",
+            authToken: watcherToken, origin: origin, useSecureConnections: false, transport: try backend.makeClient(),
+            retryPolicy: .none, clock: watcherClock)
+        configuration.subscribeReconnectionPolicy = .linear(delay: .seconds(2), maximumJitter: .zero)
+        configuration.heartbeatInterval = .zero
+        configure(&configuration)
+        watcher = PubNub(configuration: configuration)
+        writers = try (0..<count).map { index in
+            PubNub(
+                configuration: PubNubConfiguration(
+                    publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey,
+                    userId: "writer\(index)-\(backend)",
+                    authToken: writerToken, origin: "\(url.host ?? ""):\(url.port ?? 0)", useSecureConnections: false,
+                    transport: try backend.makeClient(), retryPolicy: .none, clock: ManualClock()))
+        }
+        statuses.attach(to: watcher)
+    }
+
+    var dataSync: PubNubDataSync { writers[0].dataSync }
+
+    /// Moves the emulator's clock by a millisecond: the next write is stamped later than the last.
+    func tick() async {
+        await emulator.advanceTime(bySeconds: 0.001)
+    }
+
+    /// The Access Manager tool for this rig's keyset (server side, holds the secret key).
+    func accessManager(secretKey: String) throws -> AccessManagerTestServer {
+        let emulator = self.emulator
+        return AccessManagerTestServer(
+            client: try backend.makeClient(), host: host, port: port, publishKey: publishKey,
+            subscribeKey: subscribeKey, secretKey: secretKey, now: { emulator.clock.now.date })
+    }
+
+    /// Lets the watcher's pending reconnection timer (or a view's retry) fire.
+    func fireWatcherTimer(after delay: Duration = .seconds(2)) async {
+        await watcherClock.waitForSleepers(1)
+        watcherClock.advance(by: delay)
+    }
+
+    func stop() async {
+        watcher.unsubscribeAll()
+        await emulator.stop()
+    }
+}
+
+/// Runs `body` with a fresh rig and always stops its emulator.
+func withLiveRig(
+    _ backend: Backend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil,
+    writerToken: String? = nil, watcherToken: String? = nil,
+    configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (LiveRig) async throws -> Void
+) async throws {
+    let rig = try await LiveRig(
+        backend, keyset: keyset, pubSub: pubSub, writerToken: writerToken, watcherToken: watcherToken,
+        configure: configure)
+    do {
+        try await body(rig)
+    } catch {
+        await rig.stop()
+        throw error
+    }
+    await rig.stop()
+}
+
+/// The watcher's subscribe statuses, with waits that never sleep.
+final class StatusLog: Sendable {
+    let waitable = Waitable<[PubNubStatus]>([])
+    private var log: Waitable<[PubNubStatus]> { waitable }
+
+    func attach(to pubnub: PubNub) {
+        pubnub.onStatus = { [log] status in log.update { $0.append(status) } }
+    }
+
+    var all: [PubNubStatus] { log.value }
+
+    /// Waits until `count` statuses of `category` were reported.
+    @discardableResult
+    func wait(for category: PubNubStatus.Category, count: Int = 1) async -> Bool {
+        await log.wait { $0.filter { $0.category == category }.count >= count }
+    }
+}
+
+/// Records every snapshot a view produces, in order, and lets a test wait (without sleeping) until
+/// they satisfy a condition. A wait that is never satisfied ends with the test's time limit.
+final class SnapshotLog<Object: PubNubDataSyncObject>: Sendable {
+    private let log = Waitable<[PubNubLiveSnapshot<Object>]>([])
+    private let ended = Waitable<String?>(nil)
+    private let task: Locked<Task<Void, Never>?> = Locked(nil)
+
+    /// Starts iterating `view` in a task of its own.
+    init(_ view: PubNubLiveView<Object>) {
+        let log = self.log
+        let ended = self.ended
+        task.withLock {
+            $0 = Task {
+                do {
+                    for try await snapshot in view { log.update { $0.append(snapshot) } }
+                    ended.update { $0 = "finished" }
+                } catch {
+                    ended.update { $0 = "failed: \(error)" }
+                }
+            }
+        }
+    }
+
+    var snapshots: [PubNubLiveSnapshot<Object>] { log.value }
+    var last: PubNubLiveSnapshot<Object>? { snapshots.last }
+    var ending: String? { ended.value }
+
+    /// Waits until the latest snapshot satisfies `condition`; false when the wait was cancelled.
+    @discardableResult
+    func waitForLast(_ condition: @escaping @Sendable (PubNubLiveSnapshot<Object>) -> Bool) async -> Bool {
+        await log.wait { snapshots in snapshots.last.map(condition) ?? false }
+    }
+
+    /// Waits until any snapshot satisfied `condition`.
+    @discardableResult
+    func waitForAny(_ condition: @escaping @Sendable (PubNubLiveSnapshot<Object>) -> Bool) async -> Bool {
+        await log.wait { $0.contains(where: condition) }
+    }
+
+    /// Waits until the latest snapshot is current and holds exactly `objects` (as the service
+    /// answered them).
+    @discardableResult
+    func waitForConvergence(to objects: [Object]) async -> Bool {
+        let expected = objects.sorted { $0.id < $1.id }
+        return await waitForLast { $0.isCurrent && $0.values == expected }
+    }
+
+    /// Ends the iteration (the view unsubscribes what it alone held).
+    func cancel() {
+        task.withLock { $0?.cancel() }
+    }
+
+    func waitUntilEnded() async -> String? {
+        _ = await ended.wait { $0 != nil }
+        return ended.value
+    }
+
+    /// Every place where a snapshot showed an object at an older version than an earlier snapshot
+    /// had shown it (deleted in between or not).
+    var regressions: [String] {
+        var newest: [String: Object] = [:]
+        var found: [String] = []
+        for snapshot in snapshots {
+            for object in snapshot {
+                if let seen = newest[object.id] {
+                    if PubNubLiveVersion.isNewer(seen, than: object) {
+                        found.append(
+                            "snapshot \(snapshot.sequence): \(object.id) went back from \(seen.eTag)@\(seen.updatedAt) "
+                                + "to \(object.eTag)@\(object.updatedAt)")
+                    }
+                    if PubNubLiveVersion.isNewer(object, than: seen) { newest[object.id] = object }
+                } else {
+                    newest[object.id] = object
+                }
+            }
+        }
+        return found
+    }
+
+    /// The staleness reasons the snapshots reported, in order, without repeats in a row.
+    var stalenessTrail: [String] {
+        var trail: [String] = []
+        for snapshot in snapshots {
+            let entry =
+                snapshot.staleness.map { "\($0.reason):\($0.detail)" }
+                ?? (snapshot.isComplete ? "current" : "incomplete")
+            if trail.last != entry { trail.append(entry) }
+        }
+        return trail
+    }
+}
+
+/// A value guarded by a lock, with waits for a condition on it.
+final class Waitable<Value: Sendable>: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let condition: @Sendable (Value) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var value: Value
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Locked<State>
+
+    init(_ value: Value) { state = Locked(State(value: value)) }
+
+    var value: Value { state.withLock { $0.value } }
+
+    func update(_ change: (inout Value) -> Void) {
+        let due: [CheckedContinuation<Bool, Never>] = state.withLock { state in
+            change(&state.value)
+            let value = state.value
+            let ready = state.waiters.filter { $0.condition(value) }
+            state.waiters.removeAll { $0.condition(value) }
+            return ready.map(\.continuation)
+        }
+        for continuation in due { continuation.resume(returning: true) }
+    }
+
+    func wait(until condition: @escaping @Sendable (Value) -> Bool) async -> Bool {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let answer: Bool? = state.withLock { state in
+                    if condition(state.value) { return true }
+                    if Task.isCancelled { return false }
+                    state.waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            let waiter: Waiter? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(returning: false)
+        }
+    }
+}
+
+/// Ignores the refusals a random sequence of writes runs into (a conflict, an object already
+/// removed): they are part of what it exercises.
+func attempt(_ write: () async throws -> Void) async {
+    do {
+        try await write()
+    } catch let error as PubNubError where [.conflict, .resourceNotFound, .preconditionFailed].contains(error.reason) {
+    } catch {
+        Issue.record("unexpected write failure: \(error)")
+    }
+}
+
+/// Appends a line to /tmp/diag.log when that file exists (a debugging aid; see `LIVE_RIG_LOG`).
+func diag(_ text: String) {
+    guard let handle = FileHandle(forWritingAtPath: "/tmp/diag.log") else { return }
+    handle.seekToEndOfFile()
+    handle.write(Data((text + "\n").utf8))
+    try? handle.close()
+}
