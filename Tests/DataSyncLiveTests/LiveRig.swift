@@ -86,7 +86,7 @@ final class LiveRig: Sendable {
     let writers: [PubNub]
     let statuses = StatusLog()
 
-    /// With `LIVE_RIG_LOG` set, the emulator's subscribe requests go to /tmp/diag.log.
+    /// With `LIVE_RIG_LOG` set to a file path, the emulator's subscribe requests are appended there.
     static let requestLog: (@Sendable (String) -> Void)? =
         ProcessInfo.processInfo.environment["LIVE_RIG_LOG"] == nil ? nil : { @Sendable line in diag(line) }
 
@@ -347,9 +347,11 @@ func attempt(_ write: () async throws -> Void) async {
     }
 }
 
-/// Appends a line to /tmp/diag.log when that file exists (a debugging aid; see `LIVE_RIG_LOG`).
+/// Appends a line to the file `LIVE_RIG_LOG` names, when it exists (a debugging aid).
 func diag(_ text: String) {
-    guard let handle = FileHandle(forWritingAtPath: "/tmp/diag.log") else { return }
+    guard let path = ProcessInfo.processInfo.environment["LIVE_RIG_LOG"],
+        let handle = FileHandle(forWritingAtPath: path)
+    else { return }
     handle.seekToEndOfFile()
     handle.write(Data((text + "\n").utf8))
     try? handle.close()
