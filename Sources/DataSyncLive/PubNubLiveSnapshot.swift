@@ -67,10 +67,12 @@ public struct PubNubLiveSnapshot<Element: PubNubDataSyncObject>: RandomAccessCol
     public var endIndex: Int { ids.endIndex }
     /// The object at `position` (in ascending `id` order).
     public subscript(position: Int) -> Element {
-        // safe: `ids` and `objects` are built together from one store, so every listed id has its
-        // object; no service answer or caller argument can make them disagree (an out-of-range
-        // `position` traps as any Collection's subscript does).
-        guard let object = objects[ids[position]] else { preconditionFailure("a snapshot holds every id it lists") }
+        // `ids` and `objects` are built together from one store, so every listed id has its object;
+        // no service answer or caller argument can make them disagree (an out-of-range `position`
+        // traps as any Collection's subscript does).
+        guard let object = objects[ids[position]] else {
+            preconditionFailure("a snapshot holds every id it lists")  // safe: ids and objects are built together
+        }
         return object
     }
 }
