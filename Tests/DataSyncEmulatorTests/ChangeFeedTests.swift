@@ -57,6 +57,34 @@ struct ChangeFeedTests {
         #expect(events.map(\.cause) == [.request, .request, .request, .request])
     }
 
+    @Test("on a stopped clock every write is stamped later than the one before, so clients can order them")
+    func stoppedClockStillOrdersWrites() async throws {
+        // Before: a delete was stamped with the clock's time, earlier than the update it followed
+        // (which had moved `updatedAt` one microsecond on), and a re-creation shared the delete's
+        // microsecond, so a client keeping versions dropped it as part of the deleted incarnation.
+        let client = try TestClient(
+            configuration: EmulatorConfiguration(classes: Self.noteClass, startTime: startInstant))
+        let collected = Collected()
+        await client.emulator.dataSync.addChangeSubscriber { collected.append($0) }
+        let note: JSONValue = ["id": "n1", "entityClass": "Note", "entityClassVersion": 1, "payload": ["text": "a"]]
+        #expect(try await client.create("entities", note).status == 201)
+        #expect(
+            try await client.patch("entities", "n1", [["op": "replace", "path": "/payload/text", "value": "b"]])
+                .status == 200)
+        #expect(try await client.remove("entities", "n1").status == 200)
+        #expect(try await client.create("entities", note).status == 201)
+        try await client.user("u1")
+        try await client.user("u2")
+
+        let events = collected.all
+        #expect(events.map(\.action) == [.create, .update, .delete, .create, .create, .create])
+        let times = events.map(\.time)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)")
+        let recreated = try #require(events.dropFirst(3).first?.object["createdAt"]?.stringValue)
+        let firstCreated = try #require(events.first?.object["createdAt"]?.stringValue)
+        #expect(recreated != firstCreated, "the new incarnation has a createdAt of its own")
+    }
+
     @Test("subscribers given at creation see the seed; a removed subscriber is not called again")
     func subscribersAtCreationAndRemoval() async throws {
         let collected = Collected()

@@ -21,7 +21,12 @@ struct LifecycleTests {
         ])
         let reply = try await client.create("entities", ["entityClass": "Short", "entityClassVersion": 1])
         #expect(reply.data?["expiresAt"] == .string(expected))
-        if days == 30 { #expect(try await client.user("u").data?["expiresAt"] == .string(expected)) }
+        if days == 30 {
+            // Users have the same 30 days. A fresh emulator: a second write on this stopped clock is
+            // stamped a microsecond later, which at offset 0 is past midnight.
+            let users = try TestClient(configuration: EmulatorConfiguration(startTime: start))
+            #expect(try await users.user("u").data?["expiresAt"] == .string(expected))
+        }
     }
 
     @Test("custom entity classes default to 31 days")

@@ -1,7 +1,8 @@
-import DataSyncEmulator
 import Foundation
 import JSONCore
 import Testing
+
+@testable import DataSyncEmulator
 
 /// The console's feeds, over real HTTP: the router's in-memory request log, the live event
 /// stream (DataSync changes and pub/sub events, long-polled) and object histories.
@@ -59,14 +60,20 @@ struct LiveFeedTests {
     func requestLongPoll() async throws {
         try await withServed { served in
             let cursor = try await served.send("GET", "/_emulator/v1/requests").json?["cursor"]?.intValue ?? -1
-            let started = ContinuousClock.now
-            let waiting = Task { try await served.send("GET", "/_emulator/v1/requests?after=\(cursor)&wait=20") }
-            try await Task.sleep(for: .milliseconds(300))
+            let journal = served.emulator.admin.requestLog.journal
+            // A `wait` that never runs out: only the append can end this poll.
+            journal.replaceTimeoutSleep { _ in
+                while !Task.isCancelled { await Task.yield() }
+            }
+            let waiting = Task { try await served.send("GET", "/_emulator/v1/requests?after=\(cursor)&wait=30") }
+            // Parked before the request it is waiting for is made.
+            while journal.waiterCount == 0 { await Task.yield() }
             _ = try await served.send("GET", "/time/0")
             let reply = try await waiting.value
             #expect(reply.json?["requests"]?[0]?["target"] == "/time/0")
-            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(reply.json?["requests"]?.arrayValue?.count == 1)
             // Nothing new: it answers empty once `wait` is over.
+            journal.replaceTimeoutSleep { try? await Task.sleep(for: $0) }
             let empty = try await served.send("GET", "/_emulator/v1/requests?after=\(cursor + 1)&wait=0.3")
             #expect(empty.json?["requests"] == [])
         }

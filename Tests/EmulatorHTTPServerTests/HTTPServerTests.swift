@@ -91,7 +91,12 @@ struct HTTPServerTests {
     }
 
     @Test func chunkedRequestBodyArrivingByteByByte() async throws {
-        try await withServer { _, port in
+        // Each byte is its own send from its own thread; on a loaded machine the 70 sends can take
+        // longer than the default 30 s request deadline, which is not what this test is about.
+        var configuration = HTTPServer.Configuration()
+        configuration.requestTimeout = .seconds(600)
+        configuration.idleTimeout = .seconds(600)
+        try await withServer(configuration) { _, port in
             let client = try await RawClient.connect(port: port)
             let request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
             for byte in request.utf8 { try await client.send([byte]) }

@@ -18,9 +18,22 @@ struct FaultScenario: Sendable, CustomTestStringConvertible {
     var heartbeatStatuses: [PubNubStatus.Category] = []
     /// Whether the loop ends receiving, so a fence message can be published after the drive.
     var endsReceiving = true
+    /// Statuses that may follow ``statuses`` any number of times (the last repetition possibly
+    /// cut short), for a scenario whose timeouts are real time and so depend on the machine's speed.
+    var mayRepeat: [PubNubStatus.Category] = []
     let drive: @Sendable (RealtimeFixture) async throws -> Void
 
     var testDescription: String { name }
+}
+
+extension FaultScenario {
+    /// Whether `categories` are ``statuses`` followed by repetitions of ``mayRepeat``.
+    func accepts(_ categories: [PubNubStatus.Category]) -> Bool {
+        guard categories.starts(with: statuses) else { return false }
+        let tail = Array(categories.dropFirst(statuses.count))
+        if mayRepeat.isEmpty { return tail.isEmpty }
+        return tail.enumerated().allSatisfy { index, category in category == mayRepeat[index % mayRepeat.count] }
+    }
 }
 
 extension RealtimeFixture {
@@ -234,7 +247,7 @@ extension FaultScenario {
         FaultScenario(
             name: "a handshake slower than the subscribe timeout",
             configure: { $0.subscribeTimeout = .seconds(3) }, messages: Array(1...3),
-            statuses: [.timeout, .reconnected],
+            statuses: [.timeout, .reconnected], mayRepeat: [.unexpectedDisconnect, .reconnected],
             drive: { fixture in
                 fixture.emulator.injectFault(.delay(.seconds(3600)), on: .subscribe)
                 fixture.subscriber.subscribe(to: [RealtimeFixture.channel])
@@ -242,6 +255,10 @@ extension FaultScenario {
                 #expect(fixture.timeline.statuses.first?.willAutomaticallyRetry == true)
                 await fixture.fireReconnectTimer()
                 await fixture.waitForReceive(handshakes: 2)
+                // The long-polls after the reconnect time out after 3 s of real time too: on a
+                // stalled machine one can before a message arrives. Each is a disconnect the loop
+                // recovers from with its cursor, so the messages still arrive once each, in order.
+                fixture.retryDisconnects()
                 try await fixture.publish(RealtimeFixture.channel, 1...3)
             }),
         FaultScenario(
@@ -438,22 +455,8 @@ extension FaultScenario {
 
 @Suite("Fault matrix: the subscribe loop against injected faults", .timeLimit(.minutes(1)))
 struct FaultMatrixTests {
-    /// Failed intermittently in loaded full runs (curl backend; the 60 s limit passes with no
-    /// message after the reconnect), not yet diagnosed: run on its own below, disabled until it is.
-    static let intermittent: Set<String> = ["a handshake slower than the subscribe timeout"]
-
-    @Test("Scenario", arguments: FaultScenario.all.filter { !intermittent.contains($0.name) }, Backend.allCases)
+    @Test("Scenario", arguments: FaultScenario.all, Backend.allCases)
     func scenario(_ scenario: FaultScenario, _ backend: Backend) async throws {
-        try await run(scenario, backend)
-    }
-
-    @Test(
-        "Scenario (intermittent, under investigation)",
-        .disabled(
-            "fails intermittently under load with no message after the handshake-timeout reconnect; see the session note"
-        ),
-        arguments: FaultScenario.all.filter { intermittent.contains($0.name) }, Backend.allCases)
-    func intermittentScenario(_ scenario: FaultScenario, _ backend: Backend) async throws {
         try await run(scenario, backend)
     }
 
@@ -480,7 +483,8 @@ struct FaultMatrixTests {
             let numbers = Timeline.messages(items).map { $0.number ?? -1 }
             #expect(numbers == scenario.messages, "messages")
             let statuses = Timeline.statuses(items)
-            #expect(statuses.filter { $0.operation == .subscribe }.map(\.category) == scenario.statuses, "statuses")
+            let categories = statuses.filter { $0.operation == .subscribe }.map(\.category)
+            #expect(scenario.accepts(categories), "statuses: \(categories)")
             #expect(
                 statuses.filter { $0.operation == .heartbeat }.map(\.category) == scenario.heartbeatStatuses,
                 "heartbeat statuses")

@@ -277,6 +277,8 @@ final class RealtimeFixture: Sendable {
     let subscriber: PubNub
     let publisher: PubNub
     let timeline = Timeline()
+    /// Helpers running beside the test (``retryDisconnects()``), cancelled by ``stop()``.
+    private let helpers = Locked<[Task<Void, Never>]>([])
 
     private init(
         backend: Backend, emulator: Emulator, observer: ObservingHandler, server: HTTPServer, port: UInt16,
@@ -396,8 +398,31 @@ final class RealtimeFixture: Sendable {
     }
 
     func stop() async {
+        for helper in helpers.withLock({ $0 }) { helper.cancel() }
         subscriber.unsubscribeAll()
         await stopServer()
+    }
+
+    /// From now until ``stop()``, fires the reconnection timer after every `unexpectedDisconnect`
+    /// the subscriber reports. For a scenario whose subscribe timeout is a few seconds of real
+    /// time: a long-poll held longer than that (the machine stalled before a message came) times
+    /// out, and the loop waits on the manual clock to reconnect from its cursor.
+    func retryDisconnects() {
+        let timeline = self.timeline
+        let clock = self.clock
+        let helper = Task {
+            var handled = 0
+            while !Task.isCancelled {
+                guard await timeline.waitForStatus(.unexpectedDisconnect, occurrence: handled + 1) else { return }
+                handled += 1
+                while clock.sleeperCount < 1 {
+                    if Task.isCancelled { return }
+                    await Task.yield()
+                }
+                clock.advance(by: .seconds(2))
+            }
+        }
+        helpers.withLock { $0.append(helper) }
     }
 }
 

@@ -108,11 +108,11 @@ extension Engine {
         feed.beginWrite()
         defer { feed.endWrite() }
         var removed: [String: Int] = [:]
-        let time = now()
         // Links first, so removing an entity never cascades.
         let objects = keyset.allObjects.sorted {
             ($0.kind.space == .relationship ? 0 : 1, $0.id) < ($1.kind.space == .relationship ? 0 : 1, $1.id)
         }
+        let time = writeStamp(after: objects.map(\.updatedAt).max() ?? .min)
         for object in objects {
             let recipients = recipients(keyset, object, action: .delete)
             guard let gone = keyset.remove(object.kind.space, object.id) else { continue }

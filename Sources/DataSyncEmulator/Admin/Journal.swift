@@ -22,6 +22,9 @@ final class Journal<Element: Sendable>: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// Waits cancelled before they registered.
         var cancelledEarly: Set<UInt64> = []
+        /// How a long-poll waits out its `wait` (real time: a console's poll must end even when
+        /// the emulator's clock is stopped). Tests swap in one that never ends.
+        var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
 
         func element(at offset: Int) -> Element { storage[(start + offset) % storage.count] }
     }
@@ -101,10 +104,20 @@ final class Journal<Element: Sendable>: Sendable {
         guard timeout > .zero, lastSequence <= sequence else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForAppend(after: sequence) }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            let sleep = state.withLock { $0.sleep }
+            group.addTask { await sleep(timeout) }
             _ = await group.next()
             group.cancelAll()
         }
+    }
+
+    /// How many long-polls are parked waiting for an append (tests wait on it instead of sleeping).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Replaces how long-polls wait out their `wait` (for tests: one that only ends when cancelled
+    /// proves a poll was ended by an append).
+    func replaceTimeoutSleep(_ sleep: @escaping @Sendable (Duration) async -> Void) {
+        state.withLock { $0.sleep = sleep }
     }
 
     private func waitForAppend(after sequence: UInt64) async {

@@ -195,7 +195,7 @@ extension Engine {
             data, field: "entityClassVersion", definition: definition, prefix: prefix)
         let (status, payload) = try Self.statusAndPayload(data, prefix: prefix)
         let kind = collection.fixedKind ?? Self.entityKind(keyset.registry, definition.key)
-        let created = now()
+        let created = writeStamp()
         let ttl = Int64(definition.ttlDays ?? 31) * Timestamp.microsecondsPerDay
         return StoredObject(
             id: id, kind: kind, classKey: definition.key, classVersion: version, status: status, payload: payload,
@@ -258,7 +258,7 @@ extension Engine {
         let sideA = try Self.requiredString(data, sides.a, prefix: prefix)
         let sideB = try Self.requiredString(data, sides.b, prefix: prefix)
         let (status, payload) = try Self.statusAndPayload(data, prefix: prefix)
-        let created = now()
+        let created = writeStamp()
         return StoredObject(
             id: id, kind: collection.fixedKind ?? .relationship, classKey: definition.key, classVersion: version,
             status: status, payload: payload, createdAt: created, updatedAt: created, expiresAt: 0, eTag: "",
@@ -369,7 +369,7 @@ extension Engine {
         let revision = nextRevision()
         object.revision = revision
         object.eTag = Self.eTag(for: revision)
-        object.updatedAt = max(now(), object.updatedAt + 1)
+        object.updatedAt = writeStamp(after: object.updatedAt)
         keyset.update(object)
         publish(keyset, object, action: .update, cause: .request, sequence: revision, at: object.updatedAt)
         return object

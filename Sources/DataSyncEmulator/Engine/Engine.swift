@@ -31,6 +31,21 @@ final class Engine {
     /// The current time in whole microseconds since the Unix epoch.
     func now() -> Int64 { clock.now.microsecondsSince1970 }
 
+    /// The last timestamp a write was stamped with (``writeStamp(after:)``).
+    private(set) var lastWriteStamp: Int64 = .min
+
+    /// The timestamp of a write: the clock's time, but always later than every earlier write's and
+    /// than `floor` (the written object's own `updatedAt`). The service orders writes by these
+    /// stamps, as clients do (a create at a delete's microsecond reads as part of the deleted
+    /// incarnation), so a stopped or coarse clock must not give two writes the same one.
+    func writeStamp(after floor: Int64 = .min) -> Int64 {
+        var stamp = now()
+        if lastWriteStamp != .min { stamp = max(stamp, lastWriteStamp + 1) }
+        if floor != .min { stamp = max(stamp, floor + 1) }
+        lastWriteStamp = stamp
+        return stamp
+    }
+
     /// The keyset of `subscribeKey`, created with the built-ins and the class template on first use.
     func keyset(_ subscribeKey: String) -> Keyset {
         if let existing = keysets[subscribeKey] { return existing }
@@ -112,13 +127,15 @@ final class Engine {
         defer { feed.endWrite() }
         let recipients = recipients(keyset, existing, action: .delete)
         let removedSelf = space == .entity ? recipient(keyset, id: id) : nil
+        let linkedIds = removedSelf == nil ? [] : keyset.linkedRelationshipIds(of: id)
+        let newestLinked = linkedIds.compactMap { keyset.object(.relationship, $0)?.updatedAt }.max() ?? .min
         guard let removed = keyset.remove(space, id) else { return }
-        let time = now()
+        let time = writeStamp(after: max(removed.updatedAt, newestLinked))
         publish(
             keyset, removed, action: .delete, cause: cause, origin: cause, sequence: nextRevision(), at: time,
             recipients: recipients)
         guard let removedSelf else { return }
-        for relationshipId in keyset.linkedRelationshipIds(of: id) {
+        for relationshipId in linkedIds {
             if let linked = keyset.remove(.relationship, relationshipId) {
                 // The removed entity is gone from the store, but its channels still get the event.
                 let sides = [linked.sideA, linked.sideB].compactMap { $0 }.reduce(into: [String]()) { kept, side in
