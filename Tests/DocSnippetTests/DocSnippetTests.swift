@@ -21,7 +21,7 @@ import Testing
     @Test func everySwiftSnippetTypeChecks() async throws {
         let package = SnippetEnvironment.packageRoot
         let modules = try #require(
-            SnippetEnvironment.modulesDirectory(),
+            await SnippetEnvironment.modulesDirectory(),
             "no built modules found next to the test bundle or under `swift build --show-bin-path`")
         let documents = SnippetEnvironment.documents(in: package)
         #expect(!documents.isEmpty)
@@ -57,7 +57,7 @@ import Testing
                 group.addTask {
                     (
                         job.document,
-                        try Compiler.typecheck(
+                        try await Compiler.typecheck(
                             file, modules: modules, packageRoot: package,
                             packageAccess: job.packageAccess)
                     )

@@ -37,7 +37,7 @@ enum SnippetEnvironment {
     /// The build's `Modules` directory: found above the running test binary (on Linux
     /// `.build/<triple>/debug/<Package>PackageTests.xctest`, inside the bundle on Apple
     /// platforms), else asked of `swift build --show-bin-path`.
-    static func modulesDirectory() -> URL? {
+    static func modulesDirectory() async -> URL? {
         func modules(in directory: URL) -> URL? {
             let candidate = directory.appendingPathComponent("Modules")
             let marker = candidate.appendingPathComponent("PubNubCore.swiftmodule").path
@@ -50,7 +50,7 @@ enum SnippetEnvironment {
                 directory = directory.deletingLastPathComponent()
             }
         }
-        let binPath = Compiler.run(["swift", "build", "--show-bin-path"], in: packageRoot)
+        let binPath = await Compiler.run(["swift", "build", "--show-bin-path"], in: packageRoot)
         guard binPath.status == 0 else { return nil }
         let path = binPath.output.trimmingCharacters(in: .whitespacesAndNewlines)
         return modules(in: URL(fileURLWithPath: path))
@@ -83,7 +83,9 @@ struct CompilerResult: Sendable {
 enum Compiler {
     /// Type-checks `file` against the modules in `modules`, with the module maps of the package's C
     /// targets so that modules importing them load.
-    static func typecheck(_ file: URL, modules: URL, packageRoot: URL, packageAccess: Bool) throws -> CompilerResult {
+    static func typecheck(
+        _ file: URL, modules: URL, packageRoot: URL, packageAccess: Bool
+    ) async throws -> CompilerResult {
         let binPath = modules.deletingLastPathComponent()
         var arguments = [
             "swiftc", "-typecheck", "-swift-version", "6", "-parse-as-library", "-I", modules.path,
@@ -111,17 +113,19 @@ enum Compiler {
             }
         }
         arguments.append(file.path)
-        return run(arguments, in: packageRoot)
+        return await run(arguments, in: packageRoot)
     }
 
     /// Runs a command found on `PATH` in `directory`, with standard output and error together.
-    static func run(_ arguments: [String], in directory: URL) -> CompilerResult {
+    /// Waits without blocking: a compiler takes seconds, and a blocked cooperative thread (there
+    /// are as many as cores) stalls every other test of the process meanwhile.
+    static func run(_ arguments: [String], in directory: URL) async -> CompilerResult {
         guard let command = arguments.first else { return CompilerResult(status: -1, output: "no command") }
         do {
-            let result = try ChildProcess(
+            let result = try await ChildProcess(
                 executable: command, arguments: Array(arguments.dropFirst()), workingDirectory: directory.path,
                 mergingStandardError: true
-            ).finishBlocking()
+            ).finish(timeout: .seconds(900))
             return CompilerResult(status: result.status, output: result.standardOutput)
         } catch {
             return CompilerResult(status: -1, output: "could not run \(arguments.joined(separator: " ")): \(error)")
