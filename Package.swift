@@ -204,7 +204,9 @@ let package = Package(
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
-            ]),
+            ],
+            // A copy of the spec's vectors (issue 19), checked against the transcription.
+            resources: [.copy("Resources/pubsub-vectors.json")]),
         // The SDK against an emulator with Access Manager on (issue 14's SDK side).
         .testTarget(
             name: "AccessEndToEndTests",

@@ -1,0 +1,40 @@
+import Foundation
+import JSONCore
+import Testing
+
+/// The transcribed vectors of ``MessagingVectorTests`` against the spec's `pubsub-vectors.json`,
+/// which this test target carries as a resource (`Resources/`): a transcription that drifts from
+/// the file (a wrong method, path, status, answer or operation parameter) fails here.
+@Suite("pubsub-vectors.json transcription")
+struct MessagingVectorFileTests {
+    static func fileVectors() throws -> [JSONValue] {
+        let url = try #require(
+            Bundle.module.url(forResource: "pubsub-vectors", withExtension: "json"),
+            "pubsub-vectors.json is not among the test resources")
+        return try #require(try JSONValue(parsing: Data(contentsOf: url)).arrayValue)
+    }
+
+    @Test("every transcribed vector has the file's method, path, status, answer and operation query")
+    func transcriptionMatchesFile() throws {
+        let file = try Self.fileVectors()
+        for vector in MessagingVectorTests.vectors {
+            let entry = try #require(vector.index < file.count ? file[vector.index] : nil, "no vector \(vector.index)")
+            #expect(entry["feature"]?.stringValue == vector.feature, "vector \(vector.index)")
+            #expect(entry["request_method"]?.stringValue == vector.method, "vector \(vector.index)")
+            if let path = vector.path {
+                #expect(entry["request_path"]?.stringValue == path, "vector \(vector.index)")
+            }
+            #expect(entry["response_status"]?.int64Value == Int64(vector.status), "vector \(vector.index)")
+            if let text = entry["response_body"]?.stringValue {
+                #expect(text == vector.response, "vector \(vector.index)")
+            } else {
+                let answer = try JSONValue(parsing: Array(vector.response.utf8))
+                #expect(entry["response_body"] == answer, "vector \(vector.index)")
+            }
+            let query = entry["request_query"]?.objectValue ?? [:]
+            for (name, value) in vector.query {
+                #expect(query[name]?.stringValue == value, "vector \(vector.index), query \(name)")
+            }
+        }
+    }
+}
