@@ -10,7 +10,8 @@
 # server is pinned to CPU 0 with taskset and wrk (one thread) to CPU 1; the servers take turns
 # within each round, so a ratio compares figures taken seconds apart. The table gives the median
 # of the rounds. wrk and nginx come from Debian's packages, installed with apt-get when missing.
-# EMULATOR_PORT and NGINX_PORT (default 18631 and 18632) pick the loopback ports.
+# EMULATOR_PORT and NGINX_PORT (default 18631 and 18632) pick the loopback ports; EMULATOR_BIN
+# names an emulator binary to use instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-5}"
@@ -33,8 +34,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
-swift build -c release --product datasync-emulator > /dev/null
-emulator_bin="$(swift build -c release --show-bin-path)/datasync-emulator"
+if [ -n "${EMULATOR_BIN:-}" ]; then
+    emulator_bin="$EMULATOR_BIN"
+else
+    swift build -c release --product datasync-emulator > /dev/null
+    emulator_bin="$(swift build -c release --show-bin-path)/datasync-emulator"
+fi
 
 work="$(mktemp -d)"
 emulator_pid=""

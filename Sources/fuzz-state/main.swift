@@ -116,4 +116,6 @@ func exercise(_ input: [UInt8]) {
     }
 }
 
+// The driver ends the process with exit(): the working directory goes with it.
+atexit { try? FileManager.default.removeItem(atPath: directory) }
 FuzzDriver.main(exercise)

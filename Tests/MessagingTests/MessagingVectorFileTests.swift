@@ -4,7 +4,7 @@ import Testing
 
 /// The transcribed vectors of ``MessagingVectorTests`` against the spec's `pubsub-vectors.json`,
 /// which this test target carries as a resource (`Resources/`): a transcription that drifts from
-/// the file (a wrong method, path, status, answer or operation parameter) fails here.
+/// the file (a wrong method, path, status, answer, or a parameter the file records) fails here.
 @Suite("pubsub-vectors.json transcription")
 struct MessagingVectorFileTests {
     static func fileVectors() throws -> [JSONValue] {
@@ -19,10 +19,13 @@ struct MessagingVectorFileTests {
         let file = try Self.fileVectors()
         for vector in MessagingVectorTests.vectors {
             let entry = try #require(vector.index < file.count ? file[vector.index] : nil, "no vector \(vector.index)")
-            #expect(entry["feature"]?.stringValue == vector.feature, "vector \(vector.index)")
+            // The transcription may add a remark to the feature's name ("publish.post.deflate (as gzip)").
+            let feature = entry["feature"]?.stringValue ?? ""
+            #expect(!feature.isEmpty && vector.feature.hasPrefix(feature), "vector \(vector.index)")
             #expect(entry["request_method"]?.stringValue == vector.method, "vector \(vector.index)")
-            if let path = vector.path {
-                #expect(entry["request_path"]?.stringValue == path, "vector \(vector.index)")
+            // The file writes some paths and values as placeholders (`<payload over 64 bytes>`).
+            if let path = vector.path, let recorded = entry["request_path"]?.stringValue, !recorded.contains("<") {
+                #expect(recorded == path, "vector \(vector.index)")
             }
             #expect(entry["response_status"]?.int64Value == Int64(vector.status), "vector \(vector.index)")
             if let text = entry["response_body"]?.stringValue {
@@ -32,8 +35,11 @@ struct MessagingVectorFileTests {
                 #expect(entry["response_body"] == answer, "vector \(vector.index)")
             }
             let query = entry["request_query"]?.objectValue ?? [:]
+            // Parameters the file records must be sent as recorded; the transcription may pin more
+            // (what this SDK sends where the recording SDK sent nothing).
             for (name, value) in vector.query {
-                #expect(query[name]?.stringValue == value, "vector \(vector.index), query \(name)")
+                guard let recorded = query[name]?.stringValue, !recorded.hasPrefix("<") else { continue }
+                #expect(recorded == value, "vector \(vector.index), query \(name)")
             }
         }
     }
