@@ -4,7 +4,8 @@
 // connection. The bytes are parsed twice: handed over whole, and in pieces the seed chooses (the
 // consumed prefix dropped now and then, as a connection does). Both must give the same requests
 // at the same offsets and end the same way. Every accepted request must be exactly its own bytes:
-// those bytes alone parse to the same request, and one byte fewer is never a complete request.
+// those bytes alone parse to the same request, and one byte fewer is never a complete request; a
+// request with a Content-Length never consumes a byte past its head plus that length.
 //
 // Replay a corpus: `swift run fuzz-http FILE-OR-FOLDER...`; fuzz: `Scripts/fuzz.sh http 60`.
 
@@ -90,6 +91,8 @@ func parseConnection(
     var requests: [Parsed] = []
     var requestStart = 0
     var headSeen = false
+    /// Where the current request must end at the latest: its head's end plus its declared length.
+    var lengthLimit: Int?
     while true {
         let piece = min(max(1, nextPiece()), data.count - delivered)
         buffer.append(contentsOf: data[delivered..<(delivered + piece)])
@@ -105,14 +108,22 @@ func parseConnection(
             if readIndex < before || readIndex > buffer.count {
                 finding("readIndex moved from \(before) to \(readIndex) in a buffer of \(buffer.count)", data)
             }
+            if let lengthLimit, dropped + readIndex > lengthLimit {
+                finding("consumed \(dropped + readIndex) bytes, past the declared end \(lengthLimit)", data)
+            }
             switch progress {
             case .needMore:
                 break parsing
-            case .headReceived:
+            case .headReceived(let head):
                 if headSeen { finding("a second head for one request", data) }
                 headSeen = true
+                if case .length(let length) = head.body { lengthLimit = dropped + readIndex + length }
             case .complete(let head, let body):
                 let end = dropped + readIndex
+                if let lengthLimit, end != lengthLimit {
+                    finding("a request with a declared length ended at \(end), not \(lengthLimit)", data)
+                }
+                lengthLimit = nil
                 requests.append(Parsed(head, body: body, start: requestStart, end: end))
                 requestStart = end
                 headSeen = false
