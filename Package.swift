@@ -128,6 +128,10 @@ let package = Package(
             name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
         .executableTarget(
             name: "fuzz-decoders", dependencies: ["DataSyncModels", "JSONCore", "Transport", "FuzzSupport"]),
+        // The emulator's request parser, percent/query decoding and state-file restore (issue 18, point 14).
+        .executableTarget(name: "fuzz-http", dependencies: ["EmulatorHTTP", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-percent", dependencies: ["DataSyncEmulator", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-state", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -166,7 +170,9 @@ let package = Package(
             dependencies: ["DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore"]),
         .testTarget(
             name: "DataSyncEmulatorTests",
-            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"],
+            // A copy of the spec's vectors (issue 19), so a fresh clone runs them.
+            resources: [.copy("Resources/datasync-vectors.json")]),
         .testTarget(
             name: "EmulatorAdminTests",
             dependencies: ["DataSyncEmulator", "JSONCore", "DataSyncTestSupport", "Transport"]),
@@ -198,7 +204,9 @@ let package = Package(
             dependencies: [
                 "Messaging", "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "JSONCore", "Transport",
                 "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
-            ]),
+            ],
+            // A copy of the spec's vectors (issue 19), checked against the transcription.
+            resources: [.copy("Resources/pubsub-vectors.json")]),
         // The SDK against an emulator with Access Manager on (issue 14's SDK side).
         .testTarget(
             name: "AccessEndToEndTests",

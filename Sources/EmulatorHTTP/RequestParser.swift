@@ -1,31 +1,31 @@
 /// A request that cannot be accepted, with the status code the server answers before closing.
-struct RequestFailure: Error, Equatable {
-    var status: Int
-    var message: String
+package struct RequestFailure: Error, Equatable {
+    package var status: Int
+    package var message: String
     /// Seconds for a `Retry-After` field (503 answers), or nil for none.
-    var retryAfterSeconds: Int? = nil
+    package var retryAfterSeconds: Int? = nil
 
     static func badRequest(_ message: String) -> RequestFailure { RequestFailure(status: 400, message: message) }
 }
 
 /// How a request body is delimited.
-enum RequestBodyKind: Equatable {
+package enum RequestBodyKind: Equatable {
     case none
     case length(Int)
     case chunked
 }
 
 /// The parsed request line and header section.
-struct RequestHead {
-    var method: String
-    var target: String
-    var minorVersion: Int
-    var headers: [(name: String, value: String)]
+package struct RequestHead {
+    package var method: String
+    package var target: String
+    package var minorVersion: Int
+    package var headers: [(name: String, value: String)]
     /// Whether the connection may carry another request after this one.
-    var keepAlive: Bool
-    var body: RequestBodyKind
+    package var keepAlive: Bool
+    package var body: RequestBodyKind
     /// Whether the client sent `Expect: 100-continue` and waits for an interim response.
-    var expectsContinue: Bool
+    package var expectsContinue: Bool
 }
 
 /// An incremental, strict HTTP/1.1 request parser over a byte buffer that grows as data arrives.
@@ -33,14 +33,20 @@ struct RequestHead {
 /// The parser never copies the buffer; it reads from `readIndex` and advances it past whatever it
 /// consumed, so the owner may drop consumed bytes between calls. Offsets it keeps are relative to
 /// `readIndex`, which stays put while a head or a line is incomplete.
-struct RequestParser {
-    struct Limits {
-        var requestLine: Int
-        var headers: Int
-        var body: Int
+package struct RequestParser {
+    package struct Limits {
+        package var requestLine: Int
+        package var headers: Int
+        package var body: Int
+
+        package init(requestLine: Int, headers: Int, body: Int) {
+            self.requestLine = requestLine
+            self.headers = headers
+            self.body = body
+        }
     }
 
-    enum Progress {
+    package enum Progress {
         /// More bytes are needed.
         case needMore
         /// The head is complete and a body follows; call again as bytes arrive.
@@ -62,7 +68,7 @@ struct RequestParser {
     /// The longest chunk-size line (size plus extensions) accepted.
     static let maximumChunkLineBytes = 4096
 
-    let limits: Limits
+    package let limits: Limits
     private var state = State.head
     /// Bytes after `readIndex` already examined by the current head or line scan.
     private var scanOffset = 0
@@ -73,12 +79,12 @@ struct RequestParser {
     private var head: RequestHead?
     private var body: [UInt8] = []
 
-    init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 
     /// Whether no byte of a request has been consumed or scanned yet.
-    var isAtRequestStart: Bool {
+    package var isAtRequestStart: Bool {
         if case .head = state { return scanOffset == 0 && requestLineLength == nil }
         return false
     }
@@ -87,7 +93,7 @@ struct RequestParser {
     var bodyBufferBytes: Int { body.capacity }
 
     /// Prepares for the next request on the same connection.
-    mutating func reset() {
+    package mutating func reset() {
         state = .head
         scanOffset = 0
         lineStart = 0
@@ -96,7 +102,7 @@ struct RequestParser {
         body = []
     }
 
-    mutating func parse(_ buffer: [UInt8], readIndex: inout Int) throws(RequestFailure) -> Progress {
+    package mutating func parse(_ buffer: [UInt8], readIndex: inout Int) throws(RequestFailure) -> Progress {
         while true {
             switch state {
             case .done:

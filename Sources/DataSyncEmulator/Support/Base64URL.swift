@@ -2,8 +2,8 @@ import Foundation
 
 /// Base64url without padding (RFC 4648 §5), the alphabet cursors use so they travel in a query
 /// string without escaping.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
@@ -11,7 +11,7 @@ enum Base64URL {
     }
 
     /// Decodes `text`, or returns nil when it is not base64url.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.allSatisfy({ isAlphabet($0) }) else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         switch standard.utf8.count % 4 {

@@ -2,10 +2,10 @@ import Foundation
 
 /// Percent-decoding of request targets. The server hands the target over still encoded; path
 /// segments are split on `/` before decoding so an id holding `%2F` stays one segment.
-enum PercentDecoding {
+package enum PercentDecoding {
     /// Decodes `%XX` escapes into UTF-8 text, or returns nil for a broken escape or invalid UTF-8.
     /// `+` is kept as a plus sign: DataSync clients encode spaces as `%20` (spec §1).
-    static func decode(_ text: Substring) -> String? {
+    package static func decode(_ text: Substring) -> String? {
         guard text.contains("%") else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
@@ -25,7 +25,7 @@ enum PercentDecoding {
 
     /// Splits a raw query into decoded name/value pairs in order. A name without `=` has an
     /// empty value. Returns nil when any part fails to decode.
-    static func queryItems(_ rawQuery: String) -> [(name: String, value: String)]? {
+    package static func queryItems(_ rawQuery: String) -> [(name: String, value: String)]? {
         var items: [(name: String, value: String)] = []
         for part in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -38,7 +38,7 @@ enum PercentDecoding {
     }
 
     /// Encodes a query value: everything but RFC 3986 unreserved characters is escaped.
-    static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {

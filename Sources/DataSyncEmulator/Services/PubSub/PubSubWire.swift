@@ -4,12 +4,12 @@ import JSONCore
 /// Reading raw pub/sub requests and writing their answers: the wire rules the SDKs rely on
 /// (split the path before decoding, keep `+`, tolerate literal `{}[]:,` in query values) and the
 /// exact error bodies.
-enum PubSubWire {
+package enum PubSubWire {
     static let contentType = (name: "Content-Type", value: "text/javascript; charset=\"UTF-8\"")
 
     /// The path split on `/` (before decoding), each segment percent-decoded; the leading empty
     /// segment is dropped, empty ones in the middle are kept. nil when an escape is broken.
-    static func segments(_ rawPath: String) -> [String]? {
+    package static func segments(_ rawPath: String) -> [String]? {
         var parts = rawPath.split(separator: "/", omittingEmptySubsequences: false)
         if parts.first == "" { parts.removeFirst() }
         var decoded: [String] = []
@@ -21,7 +21,7 @@ enum PubSubWire {
     }
 
     /// A raw list segment split on `,` first, then each name decoded; empty names dropped.
-    static func names(_ rawList: Substring) -> [String] {
+    package static func names(_ rawList: Substring) -> [String] {
         rawList.split(separator: ",", omittingEmptySubsequences: true).compactMap { PercentDecoding.decode($0) }
             .filter { !$0.isEmpty }
     }
@@ -34,7 +34,7 @@ enum PubSubWire {
     }
 
     /// Query items; a value whose escapes are broken is kept as sent.
-    static func query(_ rawQuery: String) -> Query {
+    package static func query(_ rawQuery: String) -> Query {
         var items: [(String, String)] = []
         for part in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -45,8 +45,8 @@ enum PubSubWire {
         return Query(items: items, raw: rawQuery)
     }
 
-    struct Query: Sendable {
-        var items: [(String, String)]
+    package struct Query: Sendable {
+        package var items: [(String, String)]
         var raw: String
 
         subscript(name: String) -> String? { items.first { $0.0 == name }?.1 }

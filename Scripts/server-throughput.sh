@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The emulator's HTTP server against nginx (issue 22, point 5): requests per second that wrk gets
+# from each at 16 and 100 keep-alive connections, and the ratio emulator / nginx.
+#
+#   Scripts/server-throughput.sh            # 5 s per measurement, 3 rounds
+#   Scripts/server-throughput.sh 10 5       # 10 s per measurement, 5 rounds
+#
+# The emulator (release build) holds one user and answers GET for it; nginx serves a static file
+# holding exactly the emulator's answer body, so both send the same number of body bytes. Each
+# server is pinned to CPU 0 with taskset and wrk (one thread) to CPU 1; the servers take turns
+# within each round, so a ratio compares figures taken seconds apart. The table gives the median
+# of the rounds. wrk and nginx come from Debian's packages, installed with apt-get when missing.
+# EMULATOR_PORT and NGINX_PORT (default 18631 and 18632) pick the loopback ports; EMULATOR_BIN
+# names an emulator binary to use instead of building the release one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-5}"
+rounds="${2:-3}"
+emulator_port="${EMULATOR_PORT:-18631}"
+nginx_port="${NGINX_PORT:-18632}"
+server_cpu=0
+client_cpu=1
+
+missing=()
+command -v wrk > /dev/null || missing+=(wrk)
+command -v nginx > /dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing ${missing[*]} from Debian's packages" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}" > /dev/null \
+        || { "${sudo_cmd[@]}" apt-get update > /dev/null && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}" > /dev/null; }
+fi
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+
+if [ -n "${EMULATOR_BIN:-}" ]; then
+    emulator_bin="$EMULATOR_BIN"
+else
+    swift build -c release --product datasync-emulator > /dev/null
+    emulator_bin="$(swift build -c release --show-bin-path)/datasync-emulator"
+fi
+
+work="$(mktemp -d)"
+emulator_pid=""
+nginx_pid=""
+cleanup() {
+    [ -n "$emulator_pid" ] && kill "$emulator_pid" 2> /dev/null || true
+    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2> /dev/null || true
+    wait 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat > "$work/seed.json" << 'EOF'
+{"keysets": {"bench": {"users": [{"id": "u1", "status": "active",
+  "payload": {"name": "Bench User", "email": "bench.user@example.test", "team": "throughput"}}]}}}
+EOF
+taskset -c "$server_cpu" "$emulator_bin" --host 127.0.0.1 --port "$emulator_port" --seed "$work/seed.json" \
+    > "$work/emulator.log" 2>&1 &
+emulator_pid=$!
+emulator_url="http://127.0.0.1:$emulator_port/v1/datasync/subkeys/bench/users/u1"
+mkdir -p "$work/www"
+# nginx's worker may run as another user (nobody, when started as root): it must read the file.
+chmod 755 "$work" "$work/www"
+for _ in $(seq 1 100); do
+    curl -sf -o "$work/www/user.json" "$emulator_url" && break
+    sleep 0.1
+done
+[ -s "$work/www/user.json" ] || { echo "the emulator did not answer; its log:" >&2; cat "$work/emulator.log" >&2; exit 1; }
+chmod 644 "$work/www/user.json"
+body_bytes=$(wc -c < "$work/www/user.json")
+
+cat > "$work/nginx.conf" << EOF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    default_type application/json;
+    client_body_temp_path $work/tmp;
+    proxy_temp_path $work/tmp;
+    fastcgi_temp_path $work/tmp;
+    uwsgi_temp_path $work/tmp;
+    scgi_temp_path $work/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/www;
+    }
+}
+EOF
+mkdir -p "$work/tmp"
+taskset -c "$server_cpu" "$nginx_bin" -p "$work" -c "$work/nginx.conf" 2> "$work/nginx-start.log" &
+nginx_pid=$!
+nginx_url="http://127.0.0.1:$nginx_port/user.json"
+for _ in $(seq 1 100); do
+    curl -sf -o /dev/null "$nginx_url" && break
+    sleep 0.1
+done
+nginx_bytes=$(curl -sf "$nginx_url" | wc -c || true)
+if [ "$nginx_bytes" -ne "$body_bytes" ]; then
+    echo "nginx serves $nginx_bytes bytes, not $body_bytes; its log:" >&2
+    cat "$work/nginx-start.log" "$work/nginx-error.log" >&2 2> /dev/null || true
+    exit 1
+fi
+
+# Requests per second wrk measured against $1 with $2 connections.
+measure() {
+    taskset -c "$client_cpu" wrk -t1 -c"$2" -d"${duration}s" "$1" | awk '/^Requests\/sec:/ { print $2 }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "body: $body_bytes bytes; server on CPU $server_cpu, wrk (1 thread) on CPU $client_cpu; ${duration} s x $rounds rounds"
+printf '%-12s %14s %14s %8s   %s\n' connections emulator nginx ratio "ratios per round"
+for connections in 16 100; do
+    : > "$work/emulator.txt"
+    : > "$work/nginx.txt"
+    : > "$work/ratio.txt"
+    for _ in $(seq 1 "$rounds"); do
+        ours=$(measure "$emulator_url" "$connections")
+        theirs=$(measure "$nginx_url" "$connections")
+        echo "$ours" >> "$work/emulator.txt"
+        echo "$theirs" >> "$work/nginx.txt"
+        awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/ratio.txt"
+    done
+    printf '%-12s %14s %14s %8s   %s\n' "$connections" "$(median < "$work/emulator.txt")" \
+        "$(median < "$work/nginx.txt")" "$(median < "$work/ratio.txt")x" "$(paste -sd' ' "$work/ratio.txt")"
+done
