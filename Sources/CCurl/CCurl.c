@@ -25,6 +25,7 @@ typedef ccurl_easy *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(ccurl_easy *);
 typedef int (*easy_setopt_fn)(ccurl_easy *, int, ...);
 typedef int (*easy_getinfo_fn)(ccurl_easy *, int, ...);
+typedef int (*easy_perform_fn)(ccurl_easy *);
 typedef const char *(*easy_strerror_fn)(int);
 typedef ccurl_slist *(*slist_append_fn)(ccurl_slist *, const char *);
 typedef void (*slist_free_all_fn)(ccurl_slist *);
@@ -45,6 +46,7 @@ static struct {
     easy_cleanup_fn easy_reset;
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
+    easy_perform_fn easy_perform;
     easy_strerror_fn easy_strerror;
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
@@ -95,6 +97,7 @@ int ccurl_load(const char *path, char *error, size_t error_length) {
     CCURL_BIND(easy_reset, easy_cleanup_fn, "curl_easy_reset");
     CCURL_BIND(easy_setopt, easy_setopt_fn, "curl_easy_setopt");
     CCURL_BIND(easy_getinfo, easy_getinfo_fn, "curl_easy_getinfo");
+    CCURL_BIND(easy_perform, easy_perform_fn, "curl_easy_perform");
     CCURL_BIND(easy_strerror, easy_strerror_fn, "curl_easy_strerror");
     CCURL_BIND(slist_append, slist_append_fn, "curl_slist_append");
     CCURL_BIND(slist_free_all, slist_free_all_fn, "curl_slist_free_all");
@@ -130,6 +133,7 @@ const char *ccurl_version(void) { return curl.version ? curl.version() : NULL; }
 ccurl_easy *ccurl_easy_init(void) { return curl.easy_init(); }
 void ccurl_easy_cleanup(ccurl_easy *easy) { curl.easy_cleanup(easy); }
 void ccurl_easy_reset(ccurl_easy *easy) { curl.easy_reset(easy); }
+int ccurl_easy_perform(ccurl_easy *easy) { return curl.easy_perform(easy); }
 
 int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value) {
     return curl.easy_setopt(easy, option, value);

@@ -114,6 +114,8 @@ const char *ccurl_version(void);
 ccurl_easy *ccurl_easy_init(void);
 void ccurl_easy_cleanup(ccurl_easy *easy);
 void ccurl_easy_reset(ccurl_easy *easy);
+/// Runs one transfer to completion on the calling thread (blocking). Used by the benchmarks' bare loop.
+int ccurl_easy_perform(ccurl_easy *easy);
 int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
 int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_off_t(ccurl_easy *easy, int option, int64_t value);
