@@ -36,6 +36,7 @@ typedef int (*multi_handle_fn)(ccurl_multi *, ccurl_easy *);
 typedef int (*multi_perform_fn)(ccurl_multi *, int *);
 typedef int (*multi_poll_fn)(ccurl_multi *, void *, unsigned int, int, int *);
 typedef int (*multi_wakeup_fn)(ccurl_multi *);
+typedef int (*multi_socket_action_fn)(ccurl_multi *, int, int, int *);
 typedef struct ccurl_message *(*multi_info_read_fn)(ccurl_multi *, int *);
 
 static struct {
@@ -58,6 +59,7 @@ static struct {
     multi_perform_fn multi_perform;
     multi_poll_fn multi_poll;
     multi_wakeup_fn multi_wakeup;
+    multi_socket_action_fn multi_socket_action;
     multi_info_read_fn multi_info_read;
 } curl;
 
@@ -109,6 +111,7 @@ int ccurl_load(const char *path, char *error, size_t error_length) {
     CCURL_BIND(multi_perform, multi_perform_fn, "curl_multi_perform");
     CCURL_BIND(multi_poll, multi_poll_fn, "curl_multi_poll");
     CCURL_BIND(multi_wakeup, multi_wakeup_fn, "curl_multi_wakeup");
+    CCURL_BIND(multi_socket_action, multi_socket_action_fn, "curl_multi_socket_action");
     CCURL_BIND(multi_info_read, multi_info_read_fn, "curl_multi_info_read");
 #undef CCURL_BIND
     int status = -1;
@@ -178,6 +181,22 @@ int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms) {
 }
 
 int ccurl_multi_wakeup(ccurl_multi *multi) { return curl.multi_wakeup(multi); }
+
+int ccurl_multi_socket_action(ccurl_multi *multi, int socket, int mask, int *running) {
+    return curl.multi_socket_action(multi, socket, mask, running);
+}
+
+int ccurl_multi_setopt_pointer(ccurl_multi *multi, int option, void *value) {
+    return curl.multi_setopt(multi, option, value);
+}
+
+int ccurl_multi_setopt_socket_callback(ccurl_multi *multi, ccurl_socket_callback callback) {
+    return curl.multi_setopt(multi, CCURLMOPT_SOCKETFUNCTION, callback);
+}
+
+int ccurl_multi_setopt_timer_callback(ccurl_multi *multi, ccurl_timer_callback callback) {
+    return curl.multi_setopt(multi, CCURLMOPT_TIMERFUNCTION, callback);
+}
 
 int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result) {
     int remaining = 0;
