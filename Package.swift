@@ -98,6 +98,8 @@ let package = Package(
                 "JSONCore", "JSONPatch", "FilterExpression", "Auth", "Transport", "DataSyncEmulator", "EmulatorHTTP",
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "Realtime", "Messaging", "DataSyncLive",
+                // The bare libcurl baseline of the transport group calls the shim directly.
+                "CCurl",
             ]
         ),
         // The `datasync` CLI: the SDK through its public API only, plus the emulator library.

@@ -25,6 +25,7 @@ typedef ccurl_easy *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(ccurl_easy *);
 typedef int (*easy_setopt_fn)(ccurl_easy *, int, ...);
 typedef int (*easy_getinfo_fn)(ccurl_easy *, int, ...);
+typedef int (*easy_perform_fn)(ccurl_easy *);
 typedef const char *(*easy_strerror_fn)(int);
 typedef ccurl_slist *(*slist_append_fn)(ccurl_slist *, const char *);
 typedef void (*slist_free_all_fn)(ccurl_slist *);
@@ -35,6 +36,7 @@ typedef int (*multi_handle_fn)(ccurl_multi *, ccurl_easy *);
 typedef int (*multi_perform_fn)(ccurl_multi *, int *);
 typedef int (*multi_poll_fn)(ccurl_multi *, void *, unsigned int, int, int *);
 typedef int (*multi_wakeup_fn)(ccurl_multi *);
+typedef int (*multi_socket_action_fn)(ccurl_multi *, int, int, int *);
 typedef struct ccurl_message *(*multi_info_read_fn)(ccurl_multi *, int *);
 
 static struct {
@@ -45,6 +47,7 @@ static struct {
     easy_cleanup_fn easy_reset;
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
+    easy_perform_fn easy_perform;
     easy_strerror_fn easy_strerror;
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
@@ -56,6 +59,7 @@ static struct {
     multi_perform_fn multi_perform;
     multi_poll_fn multi_poll;
     multi_wakeup_fn multi_wakeup;
+    multi_socket_action_fn multi_socket_action;
     multi_info_read_fn multi_info_read;
 } curl;
 
@@ -95,6 +99,7 @@ int ccurl_load(const char *path, char *error, size_t error_length) {
     CCURL_BIND(easy_reset, easy_cleanup_fn, "curl_easy_reset");
     CCURL_BIND(easy_setopt, easy_setopt_fn, "curl_easy_setopt");
     CCURL_BIND(easy_getinfo, easy_getinfo_fn, "curl_easy_getinfo");
+    CCURL_BIND(easy_perform, easy_perform_fn, "curl_easy_perform");
     CCURL_BIND(easy_strerror, easy_strerror_fn, "curl_easy_strerror");
     CCURL_BIND(slist_append, slist_append_fn, "curl_slist_append");
     CCURL_BIND(slist_free_all, slist_free_all_fn, "curl_slist_free_all");
@@ -106,6 +111,7 @@ int ccurl_load(const char *path, char *error, size_t error_length) {
     CCURL_BIND(multi_perform, multi_perform_fn, "curl_multi_perform");
     CCURL_BIND(multi_poll, multi_poll_fn, "curl_multi_poll");
     CCURL_BIND(multi_wakeup, multi_wakeup_fn, "curl_multi_wakeup");
+    CCURL_BIND(multi_socket_action, multi_socket_action_fn, "curl_multi_socket_action");
     CCURL_BIND(multi_info_read, multi_info_read_fn, "curl_multi_info_read");
 #undef CCURL_BIND
     int status = -1;
@@ -130,6 +136,7 @@ const char *ccurl_version(void) { return curl.version ? curl.version() : NULL; }
 ccurl_easy *ccurl_easy_init(void) { return curl.easy_init(); }
 void ccurl_easy_cleanup(ccurl_easy *easy) { curl.easy_cleanup(easy); }
 void ccurl_easy_reset(ccurl_easy *easy) { curl.easy_reset(easy); }
+int ccurl_easy_perform(ccurl_easy *easy) { return curl.easy_perform(easy); }
 
 int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value) {
     return curl.easy_setopt(easy, option, value);
@@ -174,6 +181,22 @@ int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms) {
 }
 
 int ccurl_multi_wakeup(ccurl_multi *multi) { return curl.multi_wakeup(multi); }
+
+int ccurl_multi_socket_action(ccurl_multi *multi, int socket, int mask, int *running) {
+    return curl.multi_socket_action(multi, socket, mask, running);
+}
+
+int ccurl_multi_setopt_pointer(ccurl_multi *multi, int option, void *value) {
+    return curl.multi_setopt(multi, option, value);
+}
+
+int ccurl_multi_setopt_socket_callback(ccurl_multi *multi, ccurl_socket_callback callback) {
+    return curl.multi_setopt(multi, CCURLMOPT_SOCKETFUNCTION, callback);
+}
+
+int ccurl_multi_setopt_timer_callback(ccurl_multi *multi, ccurl_timer_callback callback) {
+    return curl.multi_setopt(multi, CCURLMOPT_TIMERFUNCTION, callback);
+}
 
 int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result) {
     int remaining = 0;

@@ -1,7 +1,8 @@
 internal import CCurl
 import Foundation
 
-/// One request while libcurl works on it. After submission only the engine's thread touches it.
+/// One request while libcurl works on it. Once in the multi handle it is touched only under the
+/// engine's lock (libcurl calls the write and header callbacks from inside locked calls).
 final class CurlTransfer {
     let id: UInt64
     let request: HTTPRequest
@@ -84,45 +85,59 @@ private func curlWriteHeader(
     return length
 }
 
-/// Runs libcurl's multi interface on a thread of its own and hands results back to suspended tasks.
+/// Runs libcurl's multi interface with `curl_multi_socket_action`, driven by whichever thread
+/// has work for it, and hands results back to suspended tasks.
 ///
-/// Threads: `register`, `submit`, `cancel` and `shutdown` are called from any task and only
-/// touch the lock-protected command state, then wake the engine thread with
-/// `curl_multi_wakeup` (the one libcurl call that is safe from any thread). Every other libcurl
-/// call, and every access to `active`, `activeByID` and `idleHandles`, happens on the engine
-/// thread. That is what makes the `@unchecked Sendable` below sound.
+/// Threads: the multi handle, every easy handle in it and every ``CurlTransfer`` are touched only
+/// while holding `lock`. A task that sends a request adds its easy handle and lets libcurl write
+/// the request right away on its own thread (non-blocking sockets, so this never waits on the
+/// network); the engine's thread sleeps in `ccurl_driver_wait` (epoll or kqueue, without the
+/// lock) and wakes only when a socket is ready or libcurl's timer expires, since libcurl's socket
+/// and timer callbacks register new sockets and re-arm the timer on that same poll set directly.
+/// So a request costs no wake-up of the engine thread to start it, only the one for its answer.
+/// Cancellation removes the transfer on the cancelling thread. That is what makes the
+/// `@unchecked Sendable` below sound.
 final class CurlEngine: @unchecked Sendable {
     private enum Entry {
         case registered
         case cancelled
-        case queued
-        case running
+        case running(OpaquePointer)
     }
 
     private let configuration: HTTPClientConfiguration
     private let multi: OpaquePointer
+    private let driver: OpaquePointer
 
-    // Command state, guarded by `lock`.
+    // Everything below, the multi handle and the transfers in it are guarded by `lock`.
     private let lock = NSLock()
     private var nextID: UInt64 = 0
     private var entries: [UInt64: Entry] = [:]
-    private var queue: [CurlTransfer] = []
-    private var cancellations: [UInt64] = []
     private var stopping = false
-    private var multiClosed = false
-
-    // Engine thread only.
+    private var closed = false
     private var active: [OpaquePointer: CurlTransfer] = [:]
-    private var activeByID: [UInt64: OpaquePointer] = [:]
     private var idleHandles: [OpaquePointer] = []
     private static let maximumIdleHandles = 32
+
+    private typealias Finished = [(CurlTransfer, Result<HTTPResponse, TransportError>)]
 
     init(configuration: HTTPClientConfiguration) throws {
         guard let multi = ccurl_multi_init() else {
             throw TransportError(code: .unavailable, message: "curl_multi_init failed", isRetryable: false)
         }
+        guard let driver = ccurl_driver_create(multi) else {
+            _ = ccurl_multi_cleanup(multi)
+            throw TransportError(
+                code: .unavailable, message: "no epoll or kqueue to drive libcurl with", isRetryable: false)
+        }
+        guard ccurl_driver_install(driver) == 0 else {
+            _ = ccurl_multi_cleanup(multi)
+            ccurl_driver_destroy(driver)
+            throw TransportError(
+                code: .unavailable, message: "libcurl refused the socket and timer callbacks", isRetryable: false)
+        }
         self.configuration = configuration
         self.multi = multi
+        self.driver = driver
         let perHost = max(1, configuration.maximumConnectionsPerHost)
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), perHost)
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(perHost * 2, 8))
@@ -142,55 +157,92 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
+    /// Starts the transfer on the calling thread: libcurl writes the request before this returns
+    /// when a kept-alive connection is free. The continuation is resumed once, from whichever
+    /// thread sees the transfer end.
     func submit(id: UInt64, request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         let transfer = CurlTransfer(
             id: id, request: request, continuation: continuation,
             maximumBytes: configuration.maximumResponseBytes)
+        // Take a handle, then set its options outside the lock: the handle is nobody else's yet.
+        let handle: Result<OpaquePointer, TransportError> = lock.withLock {
+            if let refusal = refusalLocked(id) { return .failure(refusal) }
+            guard let easy = idleHandles.popLast() ?? ccurl_easy_init() else {
+                entries[id] = nil
+                return .failure(TransportError(code: .other, message: "curl_easy_init failed"))
+            }
+            return .success(easy)
+        }
+        let easy: OpaquePointer
+        switch handle {
+        case .failure(let error):
+            continuation.resume(throwing: error)
+            return
+        case .success(let value):
+            easy = value
+        }
+        transfer.easy = easy
+        let configured = configure(easy, for: transfer)
+        var finished: Finished = []
         let refusal: TransportError? = lock.withLock {
-            if stopping {
+            if let error = configured ?? refusalLocked(id) {
                 entries[id] = nil
-                return TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
+                transfer.releaseBuffers()
+                recycleLocked(easy)
+                return error
             }
-            if case .cancelled = entries[id] {
+            let added = ccurl_multi_add_handle(multi, easy)
+            guard added == 0 else {
                 entries[id] = nil
-                return Self.cancelledError
+                transfer.releaseBuffers()
+                recycleLocked(easy)
+                return TransportError(code: .other, message: "curl_multi_add_handle failed (\(added))")
             }
-            entries[id] = .queued
-            queue.append(transfer)
-            wakeLocked()
+            active[easy] = transfer
+            entries[id] = .running(easy)
+            ccurl_driver_kick(driver)
+            collectDoneLocked(into: &finished)
             return nil
         }
         if let refusal { continuation.resume(throwing: refusal) }
+        resume(finished)
+    }
+
+    /// Why a registered request may not start: the client stopped or the task was cancelled.
+    private func refusalLocked(_ id: UInt64) -> TransportError? {
+        if stopping {
+            entries[id] = nil
+            return TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
+        }
+        if case .cancelled = entries[id] {
+            entries[id] = nil
+            return Self.cancelledError
+        }
+        return nil
     }
 
     func cancel(id: UInt64) {
-        let dequeued: CurlTransfer? = lock.withLock {
+        var finished: Finished = []
+        lock.withLock {
             switch entries[id] {
             case .registered:
                 entries[id] = .cancelled
-            case .queued:
-                entries[id] = nil
-                if let index = queue.firstIndex(where: { $0.id == id }) { return queue.remove(at: index) }
-            case .running:
-                cancellations.append(id)
-                wakeLocked()
+            case .running(let easy):
+                finishLocked(easy, with: .failure(Self.cancelledError), into: &finished)
+                ccurl_driver_kick(driver)
+                collectDoneLocked(into: &finished)
             case .cancelled, nil:
                 break
             }
-            return nil
         }
-        dequeued?.continuation.resume(throwing: Self.cancelledError)
+        resume(finished)
     }
 
     func shutdown() {
         lock.withLock {
             stopping = true
-            wakeLocked()
+            if !closed { ccurl_driver_wake(driver) }
         }
-    }
-
-    private func wakeLocked() {
-        if !multiClosed { _ = ccurl_multi_wakeup(multi) }
     }
 
     private static let cancelledError = TransportError(
@@ -199,66 +251,89 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: Engine thread
 
     private func run() {
+        let capacity = 64
+        var sockets = [Int32](repeating: 0, count: capacity)
+        var masks = [Int32](repeating: 0, count: capacity)
         while true {
-            let (incoming, cancelled, stop) = lock.withLock {
-                let incoming = queue
-                queue.removeAll()
-                for transfer in incoming { entries[transfer.id] = .running }
-                let cancelled = cancellations
-                cancellations.removeAll()
-                return (incoming, cancelled, stopping)
+            // With transfers running, look at libcurl's timeouts at least every second even if the
+            // timer was lost; idle, sleep until a socket or the timer speaks.
+            let timeout: Int32 = lock.withLock { active.isEmpty ? -1 : 1_000 }
+            let count = Int(ccurl_driver_wait(driver, &sockets, &masks, Int32(capacity), timeout))
+            var finished: Finished = []
+            let stop: Bool = lock.withLock {
+                if stopping { return true }
+                if count == 0, !active.isEmpty {
+                    var running: Int32 = 0
+                    _ = ccurl_multi_socket_action(multi, CCURL_SOCKET_TIMEOUT, 0, &running)
+                    ccurl_driver_kick(driver)
+                }
+                for index in 0..<count { _ = ccurl_driver_handle(driver, sockets[index], masks[index]) }
+                collectDoneLocked(into: &finished)
+                return false
             }
+            resume(finished)
             if stop {
-                close(pending: incoming)
+                close()
                 return
             }
-            for transfer in incoming { start(transfer) }
-            for id in cancelled {
-                if let easy = activeByID[id] { finish(easy, with: .failure(Self.cancelledError)) }
-            }
-            var running: Int32 = 0
-            _ = ccurl_multi_perform(multi, &running)
-            var done: OpaquePointer?
-            var code: Int32 = 0
-            while ccurl_multi_next_done(multi, &done, &code) == 1, let easy = done {
-                finish(easy, with: outcome(of: easy, code: code))
-            }
-            _ = ccurl_multi_poll(multi, active.isEmpty ? 30_000 : 1_000)
         }
     }
 
-    private func close(pending: [CurlTransfer]) {
+    private func close() {
         let error = TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
-        for easy in Array(active.keys) { finish(easy, with: .failure(error)) }
-        for transfer in pending { complete(transfer, with: .failure(error)) }
-        for easy in idleHandles { ccurl_easy_cleanup(easy) }
-        idleHandles.removeAll()
-        lock.withLock { multiClosed = true }
-        _ = ccurl_multi_cleanup(multi)
+        var finished: Finished = []
+        lock.withLock {
+            for easy in Array(active.keys) { finishLocked(easy, with: .failure(error), into: &finished) }
+            for easy in idleHandles { ccurl_easy_cleanup(easy) }
+            idleHandles.removeAll()
+            closed = true
+            _ = ccurl_multi_cleanup(multi)
+            ccurl_driver_destroy(driver)
+        }
+        resume(finished)
     }
 
-    private func start(_ transfer: CurlTransfer) {
-        guard let easy = idleHandles.popLast() ?? ccurl_easy_init() else {
-            complete(transfer, with: .failure(TransportError(code: .other, message: "curl_easy_init failed")))
-            return
+    /// Takes every transfer libcurl reports done out of the multi handle. Removing a handle may
+    /// move libcurl's timer, so the driver runs again until nothing more finishes.
+    private func collectDoneLocked(into finished: inout Finished) {
+        var done: OpaquePointer?
+        var code: Int32 = 0
+        while true {
+            let before = finished.count
+            while ccurl_multi_next_done(multi, &done, &code) == 1, let easy = done {
+                finishLocked(easy, with: outcome(of: easy, code: code), into: &finished)
+            }
+            if finished.count == before { return }
+            ccurl_driver_kick(driver)
         }
-        transfer.easy = easy
-        if let error = configure(easy, for: transfer) {
-            transfer.releaseBuffers()
-            recycle(easy)
-            complete(transfer, with: .failure(error))
-            return
+    }
+
+    /// Takes a running transfer out of the multi handle; its caller is resumed by ``resume(_:)``.
+    private func finishLocked(
+        _ easy: OpaquePointer, with result: Result<HTTPResponse, TransportError>, into finished: inout Finished
+    ) {
+        guard let transfer = active.removeValue(forKey: easy) else { return }
+        entries[transfer.id] = nil
+        _ = ccurl_multi_remove_handle(multi, easy)
+        transfer.releaseBuffers()
+        recycleLocked(easy)
+        finished.append((transfer, result))
+    }
+
+    /// Resumes the callers of finished transfers; called without the lock.
+    private func resume(_ finished: Finished) {
+        for (transfer, result) in finished {
+            transfer.continuation.resume(with: result.mapError { $0 as any Error })
         }
-        let added = ccurl_multi_add_handle(multi, easy)
-        guard added == 0 else {
-            transfer.releaseBuffers()
-            recycle(easy)
-            let error = TransportError(code: .other, message: "curl_multi_add_handle failed (\(added))")
-            complete(transfer, with: .failure(error))
-            return
+    }
+
+    private func recycleLocked(_ easy: OpaquePointer) {
+        ccurl_easy_reset(easy)
+        if idleHandles.count < Self.maximumIdleHandles {
+            idleHandles.append(easy)
+        } else {
+            ccurl_easy_cleanup(easy)
         }
-        active[easy] = transfer
-        activeByID[transfer.id] = easy
     }
 
     /// Sets every option of one transfer; returns an error when libcurl refuses one.
@@ -361,30 +436,6 @@ final class CurlEngine: @unchecked Sendable {
         }
         return .success(
             HTTPResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody))
-    }
-
-    /// Takes a running transfer out of the multi handle and resumes its caller.
-    private func finish(_ easy: OpaquePointer, with result: Result<HTTPResponse, TransportError>) {
-        guard let transfer = active.removeValue(forKey: easy) else { return }
-        activeByID[transfer.id] = nil
-        _ = ccurl_multi_remove_handle(multi, easy)
-        transfer.releaseBuffers()
-        recycle(easy)
-        complete(transfer, with: result)
-    }
-
-    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, TransportError>) {
-        lock.withLock { entries[transfer.id] = nil }
-        transfer.continuation.resume(with: result.mapError { $0 as any Error })
-    }
-
-    private func recycle(_ easy: OpaquePointer) {
-        ccurl_easy_reset(easy)
-        if idleHandles.count < Self.maximumIdleHandles {
-            idleHandles.append(easy)
-        } else {
-            ccurl_easy_cleanup(easy)
-        }
     }
 
     /// Maps a libcurl result code to a transport error.

@@ -6,8 +6,10 @@ internal import CCurl
 /// platforms), so building needs no libcurl headers. Creating the client throws
 /// ``TransportError/Code-swift.struct/unavailable`` when it cannot be loaded.
 ///
-/// All transfers of one client run on one dedicated thread that drives curl's multi interface;
-/// `send` suspends without ever blocking a Swift concurrency thread, however long the server
+/// All transfers of one client share one curl multi handle. `send` starts its transfer on the
+/// calling thread (on a kept-alive connection libcurl writes the request there, without waiting
+/// on the network) and suspends; a dedicated thread of the client waits for the answers and
+/// resumes the callers. No Swift concurrency thread is ever blocked, however long the server
 /// holds the request. Connections are kept alive and reused across requests. Cancelling the
 /// calling task aborts the transfer at once (the connection it used is closed) and `send` throws
 /// ``TransportError/Code-swift.struct/cancelled``.
@@ -58,7 +60,7 @@ public final class CurlHTTPClient: HTTPClient {
         return String(first[first.index(after: slash)...])
     }
 
-    /// Sends `request` on the client's transfer thread and suspends until the response is complete.
+    /// Sends `request` and suspends until the response is complete.
     ///
     /// - Throws: ``TransportError``: ``TransportError/Code-swift.struct/invalidRequest`` for a request
     ///   that cannot be sent, ``TransportError/Code-swift.struct/cancelled`` when the task is

@@ -1,4 +1,10 @@
+internal import CCurl
+import DataSync
+import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
+import Foundation
+import PubNubCore
 import Transport
 
 /// The two HTTP client backends side by side against the in-process emulator server: small GETs
@@ -25,7 +31,7 @@ enum TransportBenchmarks {
             let sessionConcurrent = try await concurrent(urlSession, request)
             await server.stop()
             let version = CurlHTTPClient.libcurlVersion ?? "?"
-            return [
+            return try await CurlRoundTripBench.run() + [
                 BenchRow(
                     scenario: "transport: sequential small GETs, keep-alive (curl \(version))", unit: "req/s",
                     ours: curlSequential, baselineName: "URLSession", baseline: sessionSequential),
@@ -67,5 +73,200 @@ enum TransportBenchmarks {
                 try await group.waitForAll()
             }
         }
+    }
+}
+
+/// `getUser` round trips against the in-process emulator on loopback (issue 22, point 1): the
+/// SDK over the curl backend, called from a plain task and from the main actor, against a bare
+/// libcurl loop through the same `CCurl` shim on a thread of its own, with one reused easy handle
+/// sending the request the SDK sent (recorded from the SDK's first call). Each side also reports
+/// its context switches per call (`getrusage` voluntary plus involuntary, whole process, so the
+/// emulator's threads count on both sides).
+enum CurlRoundTripBench {
+    static let calls = 300
+    /// How many times the three loops take turns; each keeps its best round.
+    static let trials = 5
+
+    /// One measured loop: time per call and context switches per call.
+    struct Figures {
+        var microseconds = Double.infinity
+        var switches: [Double] = []
+
+        mutating func keep(seconds: Double, switches: Int, calls: Int) {
+            microseconds = min(microseconds, seconds * 1e6 / Double(calls))
+            self.switches.append(Double(switches) / Double(calls))
+        }
+
+        /// The median of the rounds' switches per call.
+        var switchesPerCall: Double {
+            let sorted = switches.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+    }
+
+    static func run() async throws -> [BenchRow] {
+        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let url = try await emulator.start()
+        guard let port = url.port else {
+            await emulator.stop()
+            throw BenchFailure(message: "the emulator reported no port")
+        }
+        do {
+            let rows = try await measure(port: port)
+            await emulator.stop()
+            return rows
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+    }
+
+    private static func measure(port: Int) async throws -> [BenchRow] {
+        let recorder = RecordingHTTPClient(try CurlHTTPClient())
+        let pubnub = PubNub(
+            configuration: PubNubConfiguration(
+                publishKey: "demo", subscribeKey: "demo", userId: "bench-reader", origin: "127.0.0.1:\(port)",
+                useSecureConnections: false, transport: recorder, retryPolicy: .none))
+        let userID = "bench-user"
+        _ = try await pubnub.dataSync.createUser(
+            classVersion: 1, id: userID, status: "active", payload: ["firstName": "Ada", "lastName": "Lovelace"])
+        _ = try await pubnub.dataSync.getUser(id: userID)
+        guard let request = recorder.lastRequest else { throw BenchFailure(message: "no getUser request recorded") }
+        let bare = try BareCurlRequest(request)
+
+        var sdkTask = Figures()
+        var sdkMain = Figures()
+        var bareFigures = Figures()
+        for _ in 0..<trials {
+            let (bareSeconds, bareSwitches) = try await LoopbackSocket.onThread { try bare.loop(calls: calls) }
+            bareFigures.keep(seconds: bareSeconds, switches: bareSwitches, calls: calls)
+            let (taskSeconds, taskSwitches) = try await Task.detached {
+                try await sdkLoop(pubnub, userID: userID)
+            }.value
+            sdkTask.keep(seconds: taskSeconds, switches: taskSwitches, calls: calls)
+            let (mainSeconds, mainSwitches) = try await mainActorLoop(pubnub, userID: userID)
+            sdkMain.keep(seconds: mainSeconds, switches: mainSwitches, calls: calls)
+        }
+        let baselineName = "bare libcurl loop, one easy handle, same request"
+        let bareSwitches = bareFigures.switchesPerCall
+        return [
+            BenchRow(
+                scenario: "transport: getUser round trip, plain task caller (curl)", unit: "µs/call",
+                ours: sdkTask.microseconds, baselineName: baselineName, baseline: bareFigures.microseconds,
+                higherIsBetter: false),
+            BenchRow(
+                scenario: "transport: getUser round trip, @MainActor caller (curl)", unit: "µs/call",
+                ours: sdkMain.microseconds, baselineName: baselineName, baseline: bareFigures.microseconds,
+                higherIsBetter: false),
+            BenchRow(
+                scenario: "transport: context switches per getUser, plain task caller (curl)", unit: "switches/call",
+                ours: sdkTask.switchesPerCall, baselineName: baselineName, baseline: bareSwitches,
+                higherIsBetter: false),
+            BenchRow(
+                scenario: "transport: context switches per getUser, @MainActor caller (curl)",
+                unit: "switches/call", ours: sdkMain.switchesPerCall, baselineName: baselineName,
+                baseline: bareSwitches, higherIsBetter: false),
+        ]
+    }
+
+    private static func sdkLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Int) {
+        for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
+        let switches = contextSwitches()
+        let start = ContinuousClock.now
+        for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
+        return (seconds(since: start), contextSwitches() - switches)
+    }
+
+    @MainActor
+    private static func mainActorLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Int) {
+        for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
+        let switches = contextSwitches()
+        let start = ContinuousClock.now
+        for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
+        return (seconds(since: start), contextSwitches() - switches)
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Voluntary plus involuntary context switches of the whole process so far.
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        #if canImport(Darwin)
+            _ = getrusage(RUSAGE_SELF, &usage)
+        #else
+            _ = getrusage(RUSAGE_SELF.rawValue, &usage)
+        #endif
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+}
+
+/// What the bare loop's write callback fills: the body of the current response.
+private final class BareSink {
+    var body: [UInt8] = []
+}
+
+private func bareWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
+    guard let user, let data else { return 0 }
+    let sink = Unmanaged<BareSink>.fromOpaque(user).takeUnretainedValue()
+    let length = size * count
+    UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        sink.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+    }
+    return length
+}
+
+/// The request the bare loop sends: the recorded request's URL and header lines, set on one easy
+/// handle with the options the curl backend sets that change the bytes on the wire.
+struct BareCurlRequest: Sendable {
+    let url: String
+    let headerLines: [String]
+
+    init(_ request: HTTPRequest) throws {
+        guard request.method == .get, request.body == nil else {
+            throw BenchFailure(message: "the bare loop only sends GETs without a body")
+        }
+        url = request.url
+        var lines = request.headers.map { $0.value.isEmpty ? $0.name + ";" : $0.name + ": " + $0.value }
+        if !request.headers.contains("Expect") { lines.append("Expect:") }
+        headerLines = lines
+    }
+
+    /// Sends the request `calls` times, one after another, on the calling thread (after 20
+    /// unmeasured calls); returns the seconds taken and the context switches of the process.
+    func loop(calls: Int) throws -> (Double, Int) {
+        guard let easy = ccurl_easy_init() else { throw BenchFailure(message: "curl_easy_init failed") }
+        defer { ccurl_easy_cleanup(easy) }
+        var list: OpaquePointer?
+        for line in headerLines { list = ccurl_slist_append(list, line) }
+        defer { if let list { ccurl_slist_free_all(list) } }
+        let sink = BareSink()
+        let user = Unmanaged.passUnretained(sink).toOpaque()
+        _ = url.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) }
+        _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOSIGNAL), 1)
+        _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_NODELAY), 1)
+        _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTPGET), 1)
+        _ = "".withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ACCEPT_ENCODING), $0) }
+        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(list))
+        _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), bareWrite)
+        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_WRITEDATA), user)
+        func once() throws {
+            sink.body.removeAll(keepingCapacity: true)
+            let code = ccurl_easy_perform(easy)
+            var status = 0
+            _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_RESPONSE_CODE), &status)
+            guard code == 0, status == 200, !sink.body.isEmpty else {
+                throw BenchFailure(message: "bare libcurl: code \(code), status \(status)")
+            }
+        }
+        for _ in 0..<20 { try once() }
+        let switches = CurlRoundTripBench.contextSwitches()
+        let start = ContinuousClock.now
+        for _ in 0..<calls { try once() }
+        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.contextSwitches() - switches)
     }
 }

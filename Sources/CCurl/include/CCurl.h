@@ -68,7 +68,22 @@ enum {
 enum {
     CCURLMOPT_MAXCONNECTS = CCURL_OPT_LONG + 6,
     CCURLMOPT_MAX_HOST_CONNECTIONS = CCURL_OPT_LONG + 7,
+    CCURLMOPT_SOCKETFUNCTION = CCURL_OPT_FUNCTION + 1,
+    CCURLMOPT_SOCKETDATA = CCURL_OPT_POINTER + 2,
+    CCURLMOPT_TIMERFUNCTION = CCURL_OPT_FUNCTION + 4,
+    CCURLMOPT_TIMERDATA = CCURL_OPT_POINTER + 5,
 };
+
+// curl_multi_socket_action: the socket meaning "timeouts only", the readiness bits passed in,
+// and the interest a socket callback reports.
+#define CCURL_SOCKET_TIMEOUT (-1)
+enum { CCURL_CSELECT_IN = 1, CCURL_CSELECT_OUT = 2, CCURL_CSELECT_ERR = 4 };
+enum { CCURL_POLL_IN = 1, CCURL_POLL_OUT = 2, CCURL_POLL_INOUT = 3, CCURL_POLL_REMOVE = 4 };
+
+/// Socket callback: int fn(CURL *easy, curl_socket_t socket, int what, void *user, void *socket_user).
+typedef int (*ccurl_socket_callback)(ccurl_easy *easy, int socket, int what, void *user, void *socket_user);
+/// Timer callback: int fn(CURLM *multi, long timeout_ms, void *user).
+typedef int (*ccurl_timer_callback)(ccurl_multi *multi, long timeout_ms, void *user);
 
 // Result codes (CURLcode) the Transport module maps to its own errors.
 enum {
@@ -114,6 +129,8 @@ const char *ccurl_version(void);
 ccurl_easy *ccurl_easy_init(void);
 void ccurl_easy_cleanup(ccurl_easy *easy);
 void ccurl_easy_reset(ccurl_easy *easy);
+/// Runs one transfer to completion on the calling thread (blocking). Used by the benchmarks' bare loop.
+int ccurl_easy_perform(ccurl_easy *easy);
 int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
 int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_off_t(ccurl_easy *easy, int option, int64_t value);
@@ -134,6 +151,38 @@ int ccurl_multi_perform(ccurl_multi *multi, int *running);
 int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms);
 /// Interrupts a ccurl_multi_poll on another thread. The only call that is safe from any thread.
 int ccurl_multi_wakeup(ccurl_multi *multi);
+int ccurl_multi_socket_action(ccurl_multi *multi, int socket, int mask, int *running);
+int ccurl_multi_setopt_pointer(ccurl_multi *multi, int option, void *value);
+int ccurl_multi_setopt_socket_callback(ccurl_multi *multi, ccurl_socket_callback callback);
+int ccurl_multi_setopt_timer_callback(ccurl_multi *multi, ccurl_timer_callback callback);
+
+/// Drives a multi handle with curl_multi_socket_action from readiness events of an epoll
+/// (Linux) or kqueue (Apple platforms) instance of its own, with a one-shot timer for curl's
+/// timeouts and a wake-up event. It installs the multi handle's socket and timer callbacks, which
+/// register sockets and arm the timer directly: any thread may drive the multi handle (one at a
+/// time, under the caller's lock) while another waits in `ccurl_driver_wait`, and the waiter sees
+/// a new socket without being woken.
+typedef struct ccurl_driver ccurl_driver;
+
+/// Creates a driver for `multi`; NULL with errno set when the platform has no epoll or kqueue.
+ccurl_driver *ccurl_driver_create(ccurl_multi *multi);
+/// Installs the driver as `multi`'s socket and timer callbacks; 0 on success.
+int ccurl_driver_install(ccurl_driver *driver);
+/// Closes the driver's descriptors. Call after curl_multi_cleanup (which reports sockets removed).
+void ccurl_driver_destroy(ccurl_driver *driver);
+/// Lets curl run what is due now (socket_action on timeouts, repeated while curl asks for an
+/// immediate timeout), then arms the timer for curl's next timeout. Call under the lock, after
+/// curl_multi_add_handle or curl_multi_remove_handle.
+void ccurl_driver_kick(ccurl_driver *driver);
+/// Waits up to `timeout_ms` (-1: until something happens) without touching the multi handle and
+/// stores up to `capacity` events; returns how many (0 on a timeout or an interrupted wait).
+int ccurl_driver_wait(ccurl_driver *driver, int *sockets, int *masks, int capacity, int timeout_ms);
+/// Hands one event from `ccurl_driver_wait` to curl, then arms the timer. Call under the lock.
+/// Returns 1 when the event was a `ccurl_driver_wake`, 0 otherwise.
+int ccurl_driver_handle(ccurl_driver *driver, int socket, int mask);
+/// Makes a `ccurl_driver_wait` on another thread return. Safe from any thread.
+void ccurl_driver_wake(ccurl_driver *driver);
+
 /// Reads the next finished transfer: returns 1 and fills `easy` and `result`, or 0 when none.
 int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result);
 
