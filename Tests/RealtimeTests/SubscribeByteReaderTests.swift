@@ -92,7 +92,7 @@ struct SubscribeByteReaderTests {
     @Test("keys in any order: m before t, d before c, r before t")
     func outOfOrder() {
         let response = direct(
-            #"{"m":[{"d":{"n":1},"u":null,"p":{"r":3,"t":"8"},"c":"ch"}],"t":{"r":2,"t":"5"}}"#)
+            #"{"m":[{"d":{"n":1},"p":{"r":3,"t":"8"},"c":"ch"}],"t":{"r":2,"t":"5"}}"#)
         #expect(response?.cursor == SubscribeCursor(timetoken: 5, region: 2))
         #expect(
             response?.envelopes == [
