@@ -357,9 +357,8 @@ private struct AnswerReader {
         repeat {
             skipSpace()
             if peek() == UInt8(ascii: "{") {
-                switch try envelope() {
-                case .success(let envelope): envelopes.append(envelope)
-                case .failure(let problem): problems.append("m[\(position)]: \(problem.text)")
+                if let problem = try envelope(into: &envelopes) {
+                    problems.append("m[\(position)]: \(problem.text)")
                 }
             } else {
                 try skipValue(depth: 2)
@@ -370,8 +369,9 @@ private struct AnswerReader {
         return (envelopes, problems)
     }
 
-    /// One object of `m` (three containers deep: the answer, `m`, the envelope).
-    private mutating func envelope() throws(OffTheFastPath) -> Result<SubscribeEnvelope, Problem> {
+    /// One object of `m` (three containers deep: the answer, `m`, the envelope), appended to
+    /// `envelopes` in place (a `Result` in between cost a copy of every envelope), or its problem.
+    private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
         try consume(UInt8(ascii: "{"))
         var channel: String?
         var published: SubscribeCursor?
@@ -400,15 +400,16 @@ private struct AnswerReader {
                 }
             } while try nextMember()
         }
-        guard let channel else { return .failure(.init(text: "no \"c\" channel")) }
-        guard let published else { return .failure(.init(text: "no readable \"p\" timetoken")) }
+        guard let channel else { return Problem(text: "no \"c\" channel") }
+        guard let published else { return Problem(text: "no readable \"p\" timetoken") }
         if let raw = typeValue, !raw.isNull {
-            guard let number = raw.intValue else { return .failure(.init(text: "\"e\" is not an integer")) }
+            guard let number = raw.intValue else { return Problem(text: "\"e\" is not an integer") }
             envelope.type = number
         }
         envelope.channel = channel
         envelope.published = published
-        return .success(envelope)
+        envelopes.append(envelope)
+        return nil
     }
 
     /// `{"t": <timetoken>, "r": <region>}`, or nil (the value consumed) when it is not one.
