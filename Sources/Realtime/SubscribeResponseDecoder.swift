@@ -92,7 +92,30 @@ package enum SubscribeDecodeOutcome: Hashable, Sendable {
 /// 0, and unknown keys are ignored. A body that does not parse still yields its cursor when the
 /// `"t"` object at its start does (the service writes `t` first).
 package enum SubscribeResponseDecoder {
+    /// Decodes a subscribe answer body.
+    ///
+    /// Reads the answer straight from the bytes (``AnswerReader``), building a ``JSONValue`` only
+    /// for payloads, metadata and members it does not know. Anything off the well-formed path (a
+    /// syntax error, a body that is not an answer, trailing bytes) goes to ``decodeThroughTree(_:)``,
+    /// which gives the same outcome for every body the byte reader accepts and the only outcome
+    /// (errors and salvage included) for the rest.
     package static func decode(_ body: [UInt8]) -> SubscribeDecodeOutcome {
+        if let direct = decodeDirectly(body) { return .decoded(direct) }
+        return decodeThroughTree(body)
+    }
+
+    /// The byte reader alone: the answer, or nil for any body that is not a well-formed answer
+    /// (which ``decode(_:)`` hands to ``decodeThroughTree(_:)``).
+    package static func decodeDirectly(_ body: [UInt8]) -> SubscribeResponse? {
+        body.withUnsafeBytes { bytes in
+            var reader = AnswerReader(bytes)
+            return try? reader.answer()
+        }
+    }
+
+    /// Decodes by parsing the whole body into a ``JSONValue`` first: the reference the byte reader
+    /// is checked against, and the path that reports errors.
+    package static func decodeThroughTree(_ body: [UInt8]) -> SubscribeDecodeOutcome {
         let root: JSONValue
         do {
             root = try JSONValue(parsing: body)
@@ -123,7 +146,7 @@ package enum SubscribeResponseDecoder {
         return .decoded(SubscribeResponse(cursor: cursor, envelopes: envelopes, problems: problems))
     }
 
-    private struct Problem: Error {
+    fileprivate struct Problem: Error {
         let text: String
     }
 
@@ -168,23 +191,23 @@ package enum SubscribeResponseDecoder {
     }
 
     /// Reads `{"t": "<timetoken>", "r": <region>}`.
-    private static func cursor(_ value: JSONValue) -> SubscribeCursor? {
+    fileprivate static func cursor(_ value: JSONValue) -> SubscribeCursor? {
         guard let object = value.objectValue, let raw = object["t"], let timetoken = timetoken(raw) else {
             return nil
         }
-        let region: Int
-        switch object["r"] {
-        case .none, .some(.null): region = 0
-        case .some(let value):
-            if let number = value.intValue {
-                region = number
-            } else if let text = value.stringValue, let number = Int(text) {
-                region = number
-            } else {
-                return nil
-            }
-        }
+        guard let region = region(object["r"]) else { return nil }
         return SubscribeCursor(timetoken: timetoken, region: region)
+    }
+
+    /// A cursor's `r`: absent or null is 0, else an integer or a string of one; `nil` when unreadable.
+    fileprivate static func region(_ value: JSONValue?) -> Int? {
+        switch value {
+        case .none, .some(.null): return 0
+        case .some(let value):
+            if let number = value.intValue { return number }
+            if let text = value.stringValue, let number = Int(text) { return number }
+            return nil
+        }
     }
 
     /// A timetoken written as a string of digits or as a non-negative integer.
@@ -223,5 +246,360 @@ package enum SubscribeResponseDecoder {
         guard let close = window[index...].firstIndex(of: UInt8(ascii: "}")) else { return nil }
         guard let value = try? JSONValue(parsing: window[index...close]) else { return nil }
         return cursor(value)
+    }
+}
+
+// MARK: - Reading an answer from its bytes
+
+/// The byte reader met something other than a well-formed answer; the tree decoder decides what
+/// the body is.
+private struct OffTheFastPath: Error {}
+
+/// The member names the answer uses, told apart from their bytes.
+private enum AnswerKey {
+    case a, b, c, d, e, f, i, k, m, o, p, r, s, t, u, cmt, other
+
+    init<Bytes: Collection<UInt8>>(_ name: Bytes) {
+        var iterator = name.makeIterator()
+        guard let first = iterator.next() else {
+            self = .other
+            return
+        }
+        guard let second = iterator.next() else {
+            self = Self.single(first)
+            return
+        }
+        if first == UInt8(ascii: "c"), second == UInt8(ascii: "m"), iterator.next() == UInt8(ascii: "t"),
+            iterator.next() == nil
+        {
+            self = .cmt
+        } else {
+            self = .other
+        }
+    }
+
+    private static func single(_ byte: UInt8) -> AnswerKey {
+        switch byte {
+        case UInt8(ascii: "a"): .a
+        case UInt8(ascii: "b"): .b
+        case UInt8(ascii: "c"): .c
+        case UInt8(ascii: "d"): .d
+        case UInt8(ascii: "e"): .e
+        case UInt8(ascii: "f"): .f
+        case UInt8(ascii: "i"): .i
+        case UInt8(ascii: "k"): .k
+        case UInt8(ascii: "m"): .m
+        case UInt8(ascii: "o"): .o
+        case UInt8(ascii: "p"): .p
+        case UInt8(ascii: "r"): .r
+        case UInt8(ascii: "s"): .s
+        case UInt8(ascii: "t"): .t
+        case UInt8(ascii: "u"): .u
+        default: .other
+        }
+    }
+}
+
+/// Reads `{"t":{…},"m":[{…},…]}` from the bytes: envelope members go straight into typed fields
+/// (timetokens from their digits, names from ASCII slices), and only payloads, metadata and
+/// members not known here are parsed by JSONCore, which also checks every byte this reader skips.
+///
+/// It accepts exactly the well-formed answers and gives up (``OffTheFastPath``) on anything else,
+/// including answers the tree decoder would turn down, so the tree decoder keeps the last word on
+/// errors. Field rules are the tree decoder's: the last of repeated keys wins, unknown keys are
+/// ignored, and each field is read with the same accessor (`stringValue`, `intValue`,
+/// ``SubscribeResponseDecoder/timetoken(_:)``) whenever the fast form does not apply.
+private struct AnswerReader {
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var values: JSONValueReader
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        values = JSONValueReader(bytes)
+    }
+
+    private typealias Problem = SubscribeResponseDecoder.Problem
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+
+    mutating func answer() throws(OffTheFastPath) -> SubscribeResponse {
+        skipSpace()
+        try consume(UInt8(ascii: "{"))
+        var cursor: SubscribeCursor?
+        var envelopes: [SubscribeEnvelope] = []
+        var problems: [String] = []
+        if try objectHasMembers() {
+            repeat {
+                switch try key() {
+                case .t: cursor = try self.cursor(depth: 1)
+                case .m: (envelopes, problems) = try messages()
+                default: try skipValue(depth: 1)
+                }
+            } while try nextMember()
+        }
+        skipSpace()
+        guard index == bytes.count, let cursor else { throw OffTheFastPath() }
+        return SubscribeResponse(cursor: cursor, envelopes: envelopes, problems: problems)
+    }
+
+    /// `m`: an array whose objects become envelopes and whose other items become problems.
+    private mutating func messages() throws(OffTheFastPath) -> ([SubscribeEnvelope], [String]) {
+        try consume(UInt8(ascii: "["))
+        var envelopes: [SubscribeEnvelope] = []
+        var problems: [String] = []
+        skipSpace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return (envelopes, problems)
+        }
+        var position = 0
+        repeat {
+            skipSpace()
+            if peek() == UInt8(ascii: "{") {
+                if let problem = try envelope(into: &envelopes) {
+                    problems.append("m[\(position)]: \(problem.text)")
+                }
+            } else {
+                try skipValue(depth: 2)
+                problems.append("m[\(position)]: not an object")
+            }
+            position += 1
+        } while try nextElement()
+        return (envelopes, problems)
+    }
+
+    /// One object of `m` (three containers deep: the answer, `m`, the envelope), appended to
+    /// `envelopes` in place (a `Result` in between cost a copy of every envelope), or its problem.
+    private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
+        try consume(UInt8(ascii: "{"))
+        var channel: String?
+        var published: SubscribeCursor?
+        var typeValue: JSONValue?
+        var envelope = SubscribeEnvelope(
+            published: SubscribeCursor(timetoken: 0, region: 0), channel: "", payload: .null)
+        if try objectHasMembers() {
+            repeat {
+                switch try key() {
+                case .c: channel = try string(depth: 3)
+                case .p: published = try cursor(depth: 3)
+                case .d: envelope.payload = try value(depth: 3)
+                case .e: typeValue = try value(depth: 3)
+                case .i: envelope.publisher = try string(depth: 3)
+                case .a: envelope.shard = try string(depth: 3)
+                case .f: envelope.flags = try value(depth: 3).intValue
+                case .k: envelope.subscribeKey = try string(depth: 3)
+                case .b: envelope.subscriptionMatch = try string(depth: 3)
+                case .u:
+                    let metadata = try value(depth: 3)
+                    envelope.metadata = metadata.isNull ? nil : metadata
+                case .s: envelope.sequence = try value(depth: 3).intValue
+                case .o: envelope.origination = try cursor(depth: 3)
+                case .cmt: envelope.customMessageType = try string(depth: 3)
+                case .m, .r, .t, .other: try skipValue(depth: 3)
+                }
+            } while try nextMember()
+        }
+        guard let channel else { return Problem(text: "no \"c\" channel") }
+        guard let published else { return Problem(text: "no readable \"p\" timetoken") }
+        if let raw = typeValue, !raw.isNull {
+            guard let number = raw.intValue else { return Problem(text: "\"e\" is not an integer") }
+            envelope.type = number
+        }
+        envelope.channel = channel
+        envelope.published = published
+        envelopes.append(envelope)
+        return nil
+    }
+
+    /// `{"t": <timetoken>, "r": <region>}`, or nil (the value consumed) when it is not one.
+    /// `depth` counts the containers around the cursor object.
+    private mutating func cursor(depth: Int) throws(OffTheFastPath) -> SubscribeCursor? {
+        guard peek() == UInt8(ascii: "{") else {
+            try skipValue(depth: depth)
+            return nil
+        }
+        index += 1
+        var timetoken: Timetoken?
+        var region: Int? = 0
+        if try objectHasMembers() {
+            repeat {
+                switch try key() {
+                case .t: timetoken = try self.timetoken(depth: depth + 1)
+                case .r: region = try SubscribeResponseDecoder.region(value(depth: depth + 1))
+                default: try skipValue(depth: depth + 1)
+                }
+            } while try nextMember()
+        }
+        guard let timetoken, let region else { return nil }
+        return SubscribeCursor(timetoken: timetoken, region: region)
+    }
+
+    /// A timetoken; a string of digits is read in place, anything else as a value.
+    private mutating func timetoken(depth: Int) throws(OffTheFastPath) -> Timetoken? {
+        if peek() == Self.quote {
+            var position = index + 1
+            var number: UInt64 = 0
+            var overflowed = false
+            while position < bytes.count {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                let (multiplied, overflow) = number.multipliedReportingOverflow(by: 10)
+                let (added, carry) = multiplied.addingReportingOverflow(UInt64(digit))
+                overflowed = overflowed || overflow || carry
+                number = added
+                position += 1
+            }
+            if position > index + 1, position < bytes.count, bytes[position] == Self.quote {
+                index = position + 1
+                // Timetoken(String) is nil past UInt64.max: the same reading as the tree decoder's.
+                return overflowed ? nil : number
+            }
+        }
+        return try SubscribeResponseDecoder.timetoken(value(depth: depth))
+    }
+
+    /// A member that should be a string: a plain ASCII string is sliced, anything else parsed.
+    private mutating func string(depth: Int) throws(OffTheFastPath) -> String? {
+        if peek() == Self.quote {
+            let start = index + 1
+            var position = start
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == Self.quote {
+                    index = position + 1
+                    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                }
+                // Escapes, control characters and non-ASCII (which needs validating) go to JSONCore.
+                guard byte >= 0x20, byte < 0x80, byte != Self.backslash else { break }
+                position += 1
+            }
+        }
+        return try value(depth: depth).stringValue
+    }
+
+    /// Any value; a plain integer literal is read in place, anything else by JSONCore.
+    /// `depth` counts the containers around the value, so JSONCore's nesting limit holds as in a
+    /// whole-document parse.
+    private mutating func value(depth: Int) throws(OffTheFastPath) -> JSONValue {
+        if let number = integer() { return .int(number) }
+        do {
+            let (value, end) = try values.value(at: index, depth: depth)
+            index = end
+            return value
+        } catch {
+            throw OffTheFastPath()
+        }
+    }
+
+    private mutating func skipValue(depth: Int) throws(OffTheFastPath) {
+        _ = try value(depth: depth)
+    }
+
+    /// An integer literal of at most 18 digits (so it fits `Int64`) with no fraction or exponent,
+    /// consumed; nil, with nothing consumed, for any other text.
+    private mutating func integer() -> Int64? {
+        var position = index
+        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let first = position
+        var number: Int64 = 0
+        while position < bytes.count {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            guard position - first < 18 else { return nil }
+            number = number &* 10 &+ Int64(digit)  // at most 18 digits: no overflow
+            position += 1
+        }
+        guard position > first else { return nil }
+        // A leading zero before more digits is not JSON: JSONCore reports it.
+        if bytes[first] == UInt8(ascii: "0"), position - first > 1 { return nil }
+        if position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        index = position
+        return negative ? -number : number
+    }
+
+    /// A member name and its `:`, classified; names with escapes or non-ASCII bytes are decoded by
+    /// JSONCore first, so `"\u0063"` is `c`.
+    private mutating func key() throws(OffTheFastPath) -> AnswerKey {
+        skipSpace()
+        guard peek() == Self.quote else { throw OffTheFastPath() }
+        let start = index + 1
+        var position = start
+        var key: AnswerKey?
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == Self.quote {
+                key = AnswerKey(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+                index = position + 1
+                break
+            }
+            guard byte >= 0x20, byte < 0x80, byte != Self.backslash else { break }
+            position += 1
+        }
+        if key == nil {
+            guard case .string(let name) = try value(depth: 0) else { throw OffTheFastPath() }
+            key = AnswerKey(name.utf8)
+        }
+        skipSpace()
+        try consume(UInt8(ascii: ":"))
+        skipSpace()
+        return key ?? .other
+    }
+
+    /// After an object's `{`: false (the `}` consumed) when it is empty.
+    private mutating func objectHasMembers() throws(OffTheFastPath) -> Bool {
+        skipSpace()
+        guard peek() == UInt8(ascii: "}") else { return true }
+        index += 1
+        return false
+    }
+
+    /// After a member's value: true past a `,`, false past the closing `}`.
+    private mutating func nextMember() throws(OffTheFastPath) -> Bool {
+        try next(closing: UInt8(ascii: "}"))
+    }
+
+    /// After an array item: true past a `,`, false past the closing `]`.
+    private mutating func nextElement() throws(OffTheFastPath) -> Bool {
+        try next(closing: UInt8(ascii: "]"))
+    }
+
+    private mutating func next(closing: UInt8) throws(OffTheFastPath) -> Bool {
+        skipSpace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            return true
+        case closing:
+            index += 1
+            return false
+        default:
+            throw OffTheFastPath()
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) throws(OffTheFastPath) {
+        guard peek() == byte else { throw OffTheFastPath() }
+        index += 1
+    }
+
+    /// The byte at the reading position, nil at the end.
+    private func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 }

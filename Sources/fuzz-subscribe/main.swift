@@ -7,10 +7,15 @@ import FuzzSupport
 import Realtime
 
 /// Decodes `bytes` as a subscribe answer and turns every envelope into an event. Any crash is a
-/// finding; so is an event whose timetoken is not its envelope's, or a decoded answer whose
-/// envelopes and skipped items do not add up to its `m` array.
+/// finding; so is an event whose timetoken is not its envelope's, or an answer the byte reader and
+/// the tree decoder read differently.
 func exercise(_ bytes: [UInt8]) {
-    switch SubscribeResponseDecoder.decode(bytes) {
+    let outcome = SubscribeResponseDecoder.decode(bytes)
+    guard outcome == SubscribeResponseDecoder.decodeThroughTree(bytes) else {
+        print("the byte reader and the tree decoder disagree on \(String(decoding: bytes, as: UTF8.self))")
+        abort()
+    }
+    switch outcome {
     case .decoded(let response):
         for envelope in response.envelopes {
             let event = PubNubEvent(envelope: envelope)
