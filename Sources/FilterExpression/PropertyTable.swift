@@ -96,7 +96,7 @@ struct PropertyTable: Sendable {
                 count: bytes.count, low: low, high: high))
         modes.append(mode)
         tails.append(tail)
-        slots[slot] = Int32(entries.count)
+        slots[slot] = Int32(entries.count)  // safe: 2^31 names would need far more memory than a process has
     }
 
     /// The entry at an index from ``lookup(_:)``.
