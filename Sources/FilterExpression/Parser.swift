@@ -76,38 +76,46 @@ public struct FilterParser: Sendable {
     ///
     /// - Throws: ``FilterError`` describing the first syntax error, with its position.
     public func parse(_ source: String) throws(FilterError) -> ParsedFilter {
-        var state = try ParserState(source: source, maximumDepth: maximumDepth)
-        let root = try state.parseExpression()
-        return ParsedFilter(source: source, root: root, spans: state.spans)
+        // The lexer reads the string's own UTF-8 storage (a copy is made only for a string that
+        // is not stored contiguously, such as a bridged one).
+        var text = source
+        let result: Result<ParsedFilter, FilterError> = text.withUTF8 { bytes in
+            do throws(FilterError) {
+                var state = try ParserState(
+                    lexer: FilterLexer(bytes: bytes, source: source), maximumDepth: maximumDepth)
+                let root = try state.parseExpression()
+                return .success(ParsedFilter(source: source, root: root, spans: state.spans))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 }
 
 private struct ParserState {
-    let source: String
     let maximumDepth: Int
-    var tokenizer: FilterTokenizer
-    var current: FilterToken
+    var lexer: FilterLexer
+    var current: RawToken
     var spans: [ConditionSpan] = []
     var depth = 0
 
-    init(source: String, maximumDepth: Int) throws(FilterError) {
-        self.source = source
+    var source: String { lexer.source }
+
+    init(lexer: FilterLexer, maximumDepth: Int) throws(FilterError) {
         self.maximumDepth = maximumDepth
-        self.tokenizer = FilterTokenizer(source)
+        self.lexer = lexer
         // A guess that saves the array's regrowth for common sizes: every condition takes at least
         // a handful of bytes (`a<1 && ` is eight), and a typical one ten or more.
-        spans.reserveCapacity(min(16, max(4, source.utf8.count / 10)))
-        self.current = try tokenizer.next()
+        spans.reserveCapacity(min(16, max(4, lexer.bytes.count / 10)))
+        self.current = try self.lexer.next()
     }
 
     mutating func advance() throws(FilterError) {
-        current = try tokenizer.next()
+        current = try lexer.next()
     }
 
-    var atEnd: Bool {
-        if case .endOfInput = current.kind { return true }
-        return false
-    }
+    var atEnd: Bool { current.kind == .endOfInput }
 
     mutating func parseExpression() throws(FilterError) -> FilterNode {
         if atEnd {
@@ -123,12 +131,15 @@ private struct ParserState {
         return root
     }
 
-    // A lone operand is returned as it is, so the common single-operand levels allocate no array.
+    // A lone operand is returned as it is, so the common single-operand levels allocate no array;
+    // a group starts with room for a few operands so that short chains never regrow.
     private mutating func parseOr() throws(FilterError) -> FilterNode {
         let first = try parseAnd()
-        guard case .or = current.kind else { return first }
-        var operands = [first]
-        while case .or = current.kind {
+        guard current.kind == .or else { return first }
+        var operands: [FilterNode] = []
+        operands.reserveCapacity(4)
+        operands.append(first)
+        while current.kind == .or {
             try advance()
             operands.append(try parseAnd())
         }
@@ -137,9 +148,11 @@ private struct ParserState {
 
     private mutating func parseAnd() throws(FilterError) -> FilterNode {
         let first = try parseUnary()
-        guard case .and = current.kind else { return first }
-        var operands = [first]
-        while case .and = current.kind {
+        guard current.kind == .and else { return first }
+        var operands: [FilterNode] = []
+        operands.reserveCapacity(4)
+        operands.append(first)
+        while current.kind == .and {
             try advance()
             operands.append(try parseUnary())
         }
@@ -149,7 +162,7 @@ private struct ParserState {
     /// `afterNot`: the operand of a `!`. A `(` right after `!` shares the `!`'s nesting level, so
     /// that the printer's `!(…)` is never deeper than the text it was parsed from.
     private mutating func parseUnary(afterNot: Bool = false) throws(FilterError) -> FilterNode {
-        guard case .not = current.kind else { return try parsePrimary(afterNot: afterNot) }
+        guard current.kind == .not else { return try parsePrimary(afterNot: afterNot) }
         try enter()
         try advance()
         let operand = try parseUnary(afterNot: true)
@@ -168,15 +181,15 @@ private struct ParserState {
             case .rightParenthesis:
                 try advance()
             case .endOfInput:
-                let column = SourceLocation(offset: open.range.lowerBound, in: source).column
+                let column = SourceLocation(offset: open.start, in: source).column
                 throw error(.expectedClosingParenthesis, expected: "')' to close the '(' at column \(column)")
             default:
                 throw error(.unexpectedToken, expected: "'&&', '||' or ')'")
             }
             if !afterNot { depth -= 1 }
             return inner
-        case .identifier(let property):
-            return try parseCondition(property: property)
+        case .identifier:
+            return try parseCondition()
         default:
             var hint = ""
             if current.isValue { hint = " (a condition starts with the property name, as in `price < 100`)" }
@@ -184,19 +197,21 @@ private struct ParserState {
         }
     }
 
-    private mutating func parseCondition(property: String) throws(FilterError) -> FilterNode {
+    private mutating func parseCondition() throws(FilterError) -> FilterNode {
         let propertyRange = current.range
+        let property = lexer.identifier(current)
         try advance()
-        guard case .op(let op) = current.kind else {
+        guard current.kind == .op else {
             throw error(.expectedOperator, expected: "an operator (==, !=, <, >, <=, >=, LIKE, SLIKE or ILIKE)")
         }
+        let op = current.op
         let opRange = current.range
         try advance()
         let value: FilterValue
         switch current.kind {
-        case .string(let text): value = .string(text)
-        case .integer(let number): value = .int(number)
-        case .double(let number): value = .double(number)
+        case .string: value = .string(lexer.stringValue(current))
+        case .integer: value = .int(current.integer)
+        case .double: value = .double(current.double)
         case .true: value = .bool(true)
         case .false: value = .bool(false)
         case .null: value = .null
@@ -211,7 +226,6 @@ private struct ParserState {
         try advance()
         return .condition(FilterCondition(property: property, op: op, value: value))
     }
-
     private mutating func enter() throws(FilterError) {
         depth += 1
         guard depth <= maximumDepth else {

@@ -41,40 +41,141 @@ public struct FilterTokenizer: Sendable {
     /// rules above and is not a keyword).
     public static func isValidPropertyName(_ name: String) -> Bool {
         var scalars = name.unicodeScalars.makeIterator()
-        guard let first = scalars.next(), isIdentifierStart(first) else { return false }
+        guard let first = scalars.next(), FilterLexer.isIdentifierStart(first) else { return false }
         while let scalar = scalars.next() {
-            guard isIdentifierContinue(scalar) else { return false }
+            guard FilterLexer.isIdentifierContinue(scalar) else { return false }
         }
-        return keyword(for: Array(name.utf8)) == nil
+        return FilterLexer.keyword(for: Array(name.utf8)) == nil
     }
 
     /// Reads the next token.
     ///
     /// - Throws: ``FilterError`` when the text at the current position is not a valid token.
     public mutating func next() throws(FilterError) -> FilterToken {
+        let start = position
+        let result: Result<FilterToken, FilterError> = bytes.withUnsafeBufferPointer { buffer in
+            var lexer = FilterLexer(bytes: buffer, source: source, position: start)
+            defer { position = lexer.position }
+            do throws(FilterError) {
+                let raw = try lexer.next()
+                return .success(FilterToken(kind: lexer.publicKind(of: raw), range: raw.start..<raw.end))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// A token without its text: what kind it is, where it is, and the number for numeric literals.
+/// Names and strings are turned into `String`s only when the parser builds a condition.
+struct RawToken {
+    enum Kind: UInt8 {
+        case identifier, string, integer, double, `true`, `false`, null, op, and, or, not
+        case leftParenthesis, rightParenthesis, endOfInput
+    }
+
+    var kind: Kind
+    /// The operator, when `kind` is `.op`.
+    var op: FilterOperator = .equal
+    /// For `.string`: whether the content had escapes, so its value is in the lexer's `decoded`.
+    var hasEscapes = false
+    /// For `.integer` and `.double`: the value.
+    var integer: Int64 = 0
+    var double: Double = 0
+    var start: Int
+    var end: Int
+
+    init(_ kind: Kind, start: Int, end: Int) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+    }
+
+    var range: Range<Int> { start..<end }
+
+    var isValue: Bool {
+        switch kind {
+        case .string, .integer, .double, .true, .false, .null: return true
+        default: return false
+        }
+    }
+}
+
+/// The lexer proper, over the UTF-8 bytes of the source for the duration of one parse (or one
+/// ``FilterTokenizer/next()`` call).
+///
+/// Every read of `bytes` is behind a check of `position` (or the index) against `bytes.count`:
+/// the buffer is unchecked in optimised builds.
+struct FilterLexer {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let source: String
+    var position: Int
+    /// The decoded content of the last string token that had escapes.
+    private(set) var decoded: [UInt8] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>, source: String, position: Int = 0) {
+        self.bytes = bytes
+        self.source = source
+        self.position = position
+    }
+
+    /// The text of an identifier token.
+    func identifier(_ token: RawToken) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+    }
+
+    /// The decoded value of the string token just read (call before reading the next token).
+    func stringValue(_ token: RawToken) -> String {
+        if token.hasEscapes { return String(decoding: decoded, as: UTF8.self) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start + 1..<token.end - 1]), as: UTF8.self)
+    }
+
+    /// The public form of the token just read.
+    func publicKind(of token: RawToken) -> FilterToken.Kind {
+        switch token.kind {
+        case .identifier: return .identifier(identifier(token))
+        case .string: return .string(stringValue(token))
+        case .integer: return .integer(token.integer)
+        case .double: return .double(token.double)
+        case .true: return .true
+        case .false: return .false
+        case .null: return .null
+        case .op: return .op(token.op)
+        case .and: return .and
+        case .or: return .or
+        case .not: return .not
+        case .leftParenthesis: return .leftParenthesis
+        case .rightParenthesis: return .rightParenthesis
+        case .endOfInput: return .endOfInput
+        }
+    }
+
+    /// Reads the next token.
+    mutating func next() throws(FilterError) -> RawToken {
         skipWhitespace()
         let start = position
-        guard position < bytes.count else { return FilterToken(kind: .endOfInput, range: start..<start) }
+        guard position < bytes.count else { return RawToken(.endOfInput, start: start, end: start) }
         let byte = bytes[position]
         switch byte {
         case UInt8(ascii: "("):
             position += 1
-            return FilterToken(kind: .leftParenthesis, range: start..<position)
+            return RawToken(.leftParenthesis, start: start, end: position)
         case UInt8(ascii: ")"):
             position += 1
-            return FilterToken(kind: .rightParenthesis, range: start..<position)
+            return RawToken(.rightParenthesis, start: start, end: position)
         case UInt8(ascii: "="):
-            if peek(1) == UInt8(ascii: "=") { return symbol(.op(.equal), length: 2) }
+            if peek(1) == UInt8(ascii: "=") { return op(.equal, length: 2) }
             throw unexpectedCharacter(at: start, hint: "did you mean '=='?")
         case UInt8(ascii: "!"):
-            if peek(1) == UInt8(ascii: "=") { return symbol(.op(.notEqual), length: 2) }
+            if peek(1) == UInt8(ascii: "=") { return op(.notEqual, length: 2) }
             return symbol(.not, length: 1)
         case UInt8(ascii: "<"):
-            if peek(1) == UInt8(ascii: "=") { return symbol(.op(.lessOrEqual), length: 2) }
-            return symbol(.op(.less), length: 1)
+            if peek(1) == UInt8(ascii: "=") { return op(.lessOrEqual, length: 2) }
+            return op(.less, length: 1)
         case UInt8(ascii: ">"):
-            if peek(1) == UInt8(ascii: "=") { return symbol(.op(.greaterOrEqual), length: 2) }
-            return symbol(.op(.greater), length: 1)
+            if peek(1) == UInt8(ascii: "=") { return op(.greaterOrEqual, length: 2) }
+            return op(.greater, length: 1)
         case UInt8(ascii: "&"):
             if peek(1) == UInt8(ascii: "&") { return symbol(.and, length: 2) }
             throw unexpectedCharacter(at: start, hint: "did you mean '&&'?")
@@ -86,11 +187,23 @@ public struct FilterTokenizer: Sendable {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try readNumber()
         default:
-            let (scalar, length) = decodeScalar(at: start)
-            if Self.isIdentifierStart(scalar) { return readWord() }
-            let hint: String? = scalar == "." ? "properties are referenced by name, not by path" : nil
-            throw unexpectedCharacter(at: start, length: length, hint: hint)
+            if byte < 0x80 {
+                if Self.isASCIIIdentifierStart(byte) { return readWord() }
+                let hint: String? = byte == UInt8(ascii: ".") ? "properties are referenced by name, not by path" : nil
+                throw unexpectedCharacter(at: start, length: 1, hint: hint)
+            }
+            return try readNonASCIIStart()
         }
+    }
+
+    // The Unicode property checks are kept out of line: inlined, they make every call of the
+    // function that contains them set up the (resilient) property types, ASCII input or not.
+    @inline(never)
+    private mutating func readNonASCIIStart() throws(FilterError) -> RawToken {
+        let start = position
+        let (scalar, length) = decodeScalar(at: start)
+        if Self.isIdentifierStart(scalar) { return readWord() }
+        throw unexpectedCharacter(at: start, length: length, hint: nil)
     }
 
     // MARK: - Pieces
@@ -100,19 +213,37 @@ public struct FilterTokenizer: Sendable {
         return index < bytes.count ? bytes[index] : nil
     }
 
-    private mutating func symbol(_ kind: FilterToken.Kind, length: Int) -> FilterToken {
+    private mutating func symbol(_ kind: RawToken.Kind, length: Int) -> RawToken {
         let start = position
         position += length
-        return FilterToken(kind: kind, range: start..<position)
+        return RawToken(kind, start: start, end: position)
     }
 
+    private mutating func op(_ op: FilterOperator, length: Int) -> RawToken {
+        var token = symbol(.op, length: length)
+        token.op = op
+        return token
+    }
+
+    // The scanning loops below advance a local index and store `position` once: stores through
+    // `self` cannot be kept in a register, because the compiler cannot rule out that the buffer
+    // and `self` overlap.
     private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): position += 1
-            default: return
+        var index = position
+        scan: while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
+            default: break scan
             }
         }
+        position = index
+    }
+
+    /// The index after the run of ASCII digits starting at `index`.
+    private func digitsEnd(from index: Int) -> Int {
+        var index = index
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        return index
     }
 
     /// Decodes the scalar starting at `index` (the bytes come from a Swift string, so they are
@@ -122,31 +253,52 @@ public struct FilterTokenizer: Sendable {
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
         let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
         let end = min(index + length, bytes.count)
-        let text = String(decoding: bytes[index..<end], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
         return (text.unicodeScalars.first ?? "\u{FFFD}", end - index)
     }
 
-    private mutating func readWord() -> FilterToken {
+    private mutating func readWord() -> RawToken {
         let start = position
+        var index = position
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x80 {
+                position = index
+                skipNonASCIIWordTail()
+                index = position
+                break
+            }
+            guard Self.isASCIIIdentifierContinue(byte) else { break }
+            index += 1
+        }
+        position = index
+        guard let keyword = Self.keyword(for: UnsafeBufferPointer(rebasing: bytes[start..<position])) else {
+            return RawToken(.identifier, start: start, end: position)
+        }
+        var token = RawToken(keyword.kind, start: start, end: position)
+        if let op = keyword.op { token.op = op }
+        return token
+    }
+
+    /// Continues a word from a non-ASCII character (see `readNonASCIIStart` for why out of line).
+    @inline(never)
+    private mutating func skipNonASCIIWordTail() {
         while position < bytes.count {
             let byte = bytes[position]
             if byte < 0x80 {
-                guard Self.isASCIIIdentifierContinue(byte) else { break }
+                guard Self.isASCIIIdentifierContinue(byte) else { return }
                 position += 1
             } else {
                 let (scalar, length) = decodeScalar(at: position)
-                guard Self.isIdentifierContinue(scalar) else { break }
+                guard Self.isIdentifierContinue(scalar) else { return }
                 position += length
             }
         }
-        let word = bytes[start..<position]
-        if let keyword = Self.keyword(for: word) { return FilterToken(kind: keyword, range: start..<position) }
-        return FilterToken(kind: .identifier(String(decoding: word, as: UTF8.self)), range: start..<position)
     }
 
     /// The keyword spelled by `word` in any letter case, or `nil`. Works on the bytes directly (a
     /// word is a keyword only if it is 2–5 ASCII letters), so no string is built per word.
-    private static func keyword(for word: some Collection<UInt8>) -> FilterToken.Kind? {
+    static func keyword(for word: some Collection<UInt8>) -> (kind: RawToken.Kind, op: FilterOperator?)? {
         let count = word.count
         guard count >= 2, count <= 5 else { return nil }
         // Pack the lower-cased bytes into one integer, first byte in the lowest position; a
@@ -161,24 +313,26 @@ public struct FilterTokenizer: Sendable {
         }
         // The constants are the keywords packed the same way (little-endian ASCII).
         switch packed {
-        case 0x656B_696C: return .op(.like)  // "like"
-        case 0x65_6B69_6C73: return .op(.slike)  // "slike"
-        case 0x65_6B69_6C69: return .op(.ilike)  // "ilike"
-        case 0x646E61: return .and  // "and"
-        case 0x726F: return .or  // "or"
-        case 0x746F6E: return .not  // "not"
-        case 0x6575_7274: return .true  // "true"
-        case 0x65_736C_6166: return .false  // "false"
-        case 0x6C6C_756E: return .null  // "null"
+        case 0x656B_696C: return (.op, .like)  // "like"
+        case 0x65_6B69_6C73: return (.op, .slike)  // "slike"
+        case 0x65_6B69_6C69: return (.op, .ilike)  // "ilike"
+        case 0x646E61: return (.and, nil)  // "and"
+        case 0x726F: return (.or, nil)  // "or"
+        case 0x746F6E: return (.not, nil)  // "not"
+        case 0x6575_7274: return (.true, nil)  // "true"
+        case 0x65_736C_6166: return (.false, nil)  // "false"
+        case 0x6C6C_756E: return (.null, nil)  // "null"
         default: return nil
         }
     }
 
+    private static func isASCIIIdentifierStart(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_")
+    }
+
     static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII {
-            let value = scalar.value
-            return (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || value == 0x5F
-        }
+        if scalar.isASCII { return isASCIIIdentifierStart(UInt8(scalar.value)) }
         return scalar.properties.isAlphabetic
     }
 
@@ -202,7 +356,7 @@ public struct FilterTokenizer: Sendable {
         index < bytes.count && bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")
     }
 
-    private mutating func readNumber() throws(FilterError) -> FilterToken {
+    private mutating func readNumber() throws(FilterError) -> RawToken {
         let start = position
         var isInteger = true
         if bytes[position] == UInt8(ascii: "-") {
@@ -218,13 +372,13 @@ public struct FilterTokenizer: Sendable {
             position += 1
             if isDigit(position) { throw invalidNumber(from: start, reason: "numbers cannot have leading zeros") }
         } else {
-            while isDigit(position) { position += 1 }
+            position = digitsEnd(from: position)
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             position += 1
             isInteger = false
             guard isDigit(position) else { throw invalidNumber(from: start, reason: "expected digits after '.'") }
-            while isDigit(position) { position += 1 }
+            position = digitsEnd(from: position)
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
@@ -233,28 +387,39 @@ public struct FilterTokenizer: Sendable {
                 position += 1
             }
             guard isDigit(position) else { throw invalidNumber(from: start, reason: "expected digits in the exponent") }
-            while isDigit(position) { position += 1 }
+            position = digitsEnd(from: position)
         }
         // `12abc` is one malformed word, not a number followed by a name.
         if position < bytes.count {
-            let (scalar, _) = decodeScalar(at: position)
-            if Self.isIdentifierContinue(scalar) || scalar == "." {
-                while position < bytes.count {
-                    let (next, length) = decodeScalar(at: position)
-                    guard Self.isIdentifierContinue(next) || next == "." else { break }
-                    position += length
-                }
-                throw invalidNumber(from: start, reason: "malformed number")
+            let byte = bytes[position]
+            if byte >= 0x80 || Self.isASCIIIdentifierContinue(byte) || byte == UInt8(ascii: ".") {
+                try checkNumberEnd(from: start)
             }
         }
         if isInteger, let value = integerValue(start..<position) {
-            return FilterToken(kind: .integer(value), range: start..<position)
+            var token = RawToken(.integer, start: start, end: position)
+            token.integer = value
+            return token
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw invalidNumber(from: start, reason: "number out of range")
         }
-        return FilterToken(kind: .double(value), range: start..<position)
+        var token = RawToken(.double, start: start, end: position)
+        token.double = value
+        return token
+    }
+
+    @inline(never)
+    private mutating func checkNumberEnd(from start: Int) throws(FilterError) {
+        let (scalar, _) = decodeScalar(at: position)
+        guard Self.isIdentifierContinue(scalar) || scalar == "." else { return }
+        while position < bytes.count {
+            let (next, length) = decodeScalar(at: position)
+            guard Self.isIdentifierContinue(next) || next == "." else { break }
+            position += length
+        }
+        throw invalidNumber(from: start, reason: "malformed number")
     }
 
     /// What `Int64(text)` gives for the already validated integer literal in `range` (an optional
@@ -263,6 +428,15 @@ public struct FilterTokenizer: Sendable {
         var index = range.lowerBound
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
+        if range.upperBound - index <= 18 {
+            // Eighteen digits cannot overflow.
+            var value: Int64 = 0
+            while index < range.upperBound {
+                value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            return negative ? 0 &- value : value
+        }
         // Accumulate towards the sign so that Int64.min, whose magnitude has no positive Int64, fits.
         var value: Int64 = 0
         while index < range.upperBound {
@@ -287,34 +461,38 @@ public struct FilterTokenizer: Sendable {
             found: "`\(text)`", range: start..<end, source: source)
     }
 
-    private mutating func readString() throws(FilterError) -> FilterToken {
+    /// Reads a quoted string. Without escapes (the usual case) nothing is copied: the value is
+    /// the bytes between the quotes. With escapes, the decoded bytes are collected in `decoded`.
+    private mutating func readString() throws(FilterError) -> RawToken {
         let start = position
         let quote = bytes[position]
         position += 1
-        let contentStart = position
-        var decoded: [UInt8] = []  // used only when the string has escapes
         var hasEscapes = false
         var runStart = position
         while position < bytes.count {
+            // Skip the plain run up to the next quote or backslash.
+            var index = position
+            while index < bytes.count, bytes[index] != quote, bytes[index] != UInt8(ascii: "\\") { index += 1 }
+            position = index
+            guard position < bytes.count else { break }
             let byte = bytes[position]
             if byte == quote {
-                let value: String
-                if hasEscapes {
-                    decoded.append(contentsOf: bytes[runStart..<position])
-                    value = String(decoding: decoded, as: UTF8.self)
-                } else {
-                    value = String(decoding: bytes[contentStart..<position], as: UTF8.self)
-                }
+                if hasEscapes { decoded.append(contentsOf: bytes[runStart..<position]) }
                 position += 1
-                return FilterToken(kind: .string(value), range: start..<position)
+                var token = RawToken(.string, start: start, end: position)
+                token.hasEscapes = hasEscapes
+                return token
             }
             guard byte == UInt8(ascii: "\\") else {
                 position += 1
                 continue
             }
-            hasEscapes = true
+            if !hasEscapes {
+                hasEscapes = true
+                decoded.removeAll(keepingCapacity: true)
+            }
             decoded.append(contentsOf: bytes[runStart..<position])
-            try readEscape(into: &decoded)
+            try readEscape()
             runStart = position
         }
         let quoteText = quote == UInt8(ascii: "\"") ? "\"" : "'"
@@ -323,8 +501,8 @@ public struct FilterTokenizer: Sendable {
             expected: "a closing \(quoteText)", found: "end of input", range: start..<start + 1, source: source)
     }
 
-    /// Decodes the escape at `position` (which holds the backslash) into `buffer`.
-    private mutating func readEscape(into buffer: inout [UInt8]) throws(FilterError) {
+    /// Decodes the escape at `position` (which holds the backslash) into `decoded`.
+    private mutating func readEscape() throws(FilterError) {
         let start = position
         guard position + 1 < bytes.count else {
             position += 1
@@ -333,13 +511,13 @@ public struct FilterTokenizer: Sendable {
         let escaped = bytes[position + 1]
         position += 2
         switch escaped {
-        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escaped)
-        case UInt8(ascii: "*"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "*")])
-        case UInt8(ascii: "b"): buffer.append(0x08)
-        case UInt8(ascii: "f"): buffer.append(0x0C)
-        case UInt8(ascii: "n"): buffer.append(0x0A)
-        case UInt8(ascii: "r"): buffer.append(0x0D)
-        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
+        case UInt8(ascii: "*"): decoded.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "*")])
+        case UInt8(ascii: "b"): decoded.append(0x08)
+        case UInt8(ascii: "f"): decoded.append(0x0C)
+        case UInt8(ascii: "n"): decoded.append(0x0A)
+        case UInt8(ascii: "r"): decoded.append(0x0D)
+        case UInt8(ascii: "t"): decoded.append(0x09)
         case UInt8(ascii: "u"):
             var unit = try readHex4(escapeStart: start)
             var scalarValue = UInt32(unit)
@@ -359,7 +537,7 @@ public struct FilterTokenizer: Sendable {
             guard let scalar = Unicode.Scalar(scalarValue) else {
                 throw invalidEscape(from: start, reason: "not a Unicode scalar")
             }
-            buffer.append(contentsOf: String(Character(scalar)).utf8)
+            decoded.append(contentsOf: String(Character(scalar)).utf8)
         default:
             // Step over a whole multi-byte character so the range stays on scalar boundaries.
             if escaped >= 0x80 {

@@ -29,17 +29,42 @@
 /// ```
 public struct FilterValidator: Sendable {
     /// The class schema to check property names against, or `nil` to skip those checks.
-    public var schema: FilterSchema?
+    public var schema: FilterSchema? {
+        didSet { resolved = Resolved(schema: schema, classVersion: classVersion) }
+    }
     /// The class version whose properties count; `nil` means the schema's latest version.
-    public var classVersion: Int?
+    public var classVersion: Int? {
+        didSet { resolved = Resolved(schema: schema, classVersion: classVersion) }
+    }
     /// The parser used by the string-taking methods.
     public var parser: FilterParser
+
+    /// The declared properties of the version in use, worked out once per schema and version.
+    private var resolved: Resolved
 
     /// Creates a validator.
     public init(schema: FilterSchema? = nil, classVersion: Int? = nil, parser: FilterParser = FilterParser()) {
         self.schema = schema
         self.classVersion = classVersion
         self.parser = parser
+        self.resolved = Resolved(schema: schema, classVersion: classVersion)
+    }
+
+    /// What ``schema`` and ``classVersion`` come to for property checks.
+    private struct Resolved: Sendable {
+        /// The declared properties of the version in use; `nil` without a schema or when an
+        /// explicit version is not in it (then properties are not checked against nothing).
+        var declared: [String: FilteringMode]?
+        /// Whether an explicit ``classVersion`` is missing from the schema.
+        var versionIsUnknown: Bool
+        /// The names of `declared` and the system properties, for lookups without hashing.
+        var table: PropertyTable
+
+        init(schema: FilterSchema?, classVersion: Int?) {
+            declared = schema?.properties(version: classVersion)
+            versionIsUnknown = schema != nil && declared == nil
+            table = declared.map { PropertyTable(declared: $0) } ?? .systemOnly
+        }
     }
 
     // MARK: - Filters
@@ -69,16 +94,33 @@ public struct FilterValidator: Sendable {
         check(node, spans: nil, source: nil, tier: tier)
     }
 
+    /// What the walk over the tree needs besides the node.
+    private struct Walk {
+        var spans: [ConditionSpan]?
+        var source: String?
+        var tier: FilterTier?
+        /// Conditions seen so far (the index of the next one's span).
+        var count = 0
+        var problems: [FilterError] = []
+        /// `&&`/`||` groups with fewer than two operands; kept apart so that they are reported
+        /// before the conditions' problems, whatever their place in the tree.
+        var structural: [FilterError] = []
+    }
+
     private func check(_ root: FilterNode, spans: [ConditionSpan]?, source: String?, tier: FilterTier?)
         -> [FilterError]
     {
+        var walk = Walk(spans: spans, source: source, tier: tier)
+        visit(root, &walk)
         var problems: [FilterError] = []
-        let declared = declaredProperties(into: &problems)
-        checkStructure(root, into: &problems)
-        var conditionCount = 0
-        checkConditions(
-            root, count: &conditionCount, spans: spans, source: source, tier: tier, declared: declared,
-            into: &problems)
+        reportUnknownVersion(into: &problems)
+        if problems.isEmpty, walk.structural.isEmpty {
+            problems = walk.problems
+        } else {
+            problems += walk.structural
+            problems += walk.problems
+        }
+        let conditionCount = walk.count
         if let cap = tier?.conditionLimit, conditionCount > max(cap, 0) {
             let limit = max(cap, 0)
             let span = spans.flatMap { limit < $0.count ? $0[limit] : nil }
@@ -93,76 +135,64 @@ public struct FilterValidator: Sendable {
         return sorted(problems)
     }
 
-    private func checkStructure(_ node: FilterNode, into problems: inout [FilterError]) {
+    /// Checks the structure and the conditions under `node` in one pre-order walk (the order of
+    /// ``FilterNode/conditions`` and of the spans).
+    private func visit(_ node: FilterNode, _ walk: inout Walk) {
         switch node {
-        case .condition: return
+        case .condition(let condition):
+            checkCondition(condition, &walk)
         case .and(let operands), .or(let operands):
             if operands.count < 2 {
                 let name = if case .and = node { "&&" } else { "||" }
-                problems.append(
+                walk.structural.append(
                     FilterError(
                         code: .malformedExpression, summary: "a '\(name)' group needs at least two operands"))
             }
-            for operand in operands { checkStructure(operand, into: &problems) }
-        case .not(let operand): checkStructure(operand, into: &problems)
-        }
-    }
-
-    /// Checks the conditions under `node` in source order (a pre-order walk, the order of
-    /// ``FilterNode/conditions`` and of the spans) without collecting them into an array first;
-    /// `count` is the number of conditions seen so far.
-    private func checkConditions(
-        _ node: FilterNode, count: inout Int, spans: [ConditionSpan]?, source: String?, tier: FilterTier?,
-        declared: [String: FilteringMode]?, into problems: inout [FilterError]
-    ) {
-        switch node {
-        case .condition(let condition):
-            let index = count
-            count += 1
-            let span = spans.flatMap { index < $0.count ? $0[index] : nil }
-            checkCondition(condition, span: span, source: source, tier: tier, declared: declared, into: &problems)
-        case .and(let operands), .or(let operands):
-            for operand in operands {
-                checkConditions(
-                    operand, count: &count, spans: spans, source: source, tier: tier, declared: declared,
-                    into: &problems)
+            // Through the buffer, each operand is passed in place instead of being copied out.
+            operands.withUnsafeBufferPointer { operands in
+                for index in operands.indices { visit(operands[index], &walk) }
             }
         case .not(let operand):
-            checkConditions(
-                operand, count: &count, spans: spans, source: source, tier: tier, declared: declared, into: &problems)
+            visit(operand, &walk)
         }
     }
 
-    private func checkCondition(
-        _ condition: FilterCondition, span: ConditionSpan?, source: String?, tier: FilterTier?,
-        declared: [String: FilteringMode]?, into problems: inout [FilterError]
-    ) {
+    private func checkCondition(_ condition: FilterCondition, _ walk: inout Walk) {
+        let index = walk.count
+        walk.count += 1
+        var span: ConditionSpan?
+        if let spans = walk.spans, index < spans.count { span = spans[index] }
         if let problem = propertyProblem(
-            condition.property, range: span?.property, source: source, tier: tier, declared: declared, sorting: false)
+            condition.property, range: span?.property, source: walk.source, tier: walk.tier, sorting: false)
         {
-            problems.append(problem)
+            walk.problems.append(problem)
         }
         let value = condition.value
-        if condition.op.isPattern, !value.isString {
-            problems.append(
+        let op = condition.op
+        switch value {
+        case .string, .int, .bool: if !op.isPattern { return }
+        default: break
+        }
+        if op.isPattern, !value.isString {
+            walk.problems.append(
                 FilterError(
                     code: .patternRequiresString,
-                    summary: "\(condition.op.symbol) needs a string pattern, not a \(value.kindName)",
-                    expected: "a string", found: "`\(FilterPrinter.format(value))`", range: span?.value, source: source)
-            )
+                    summary: "\(op.symbol) needs a string pattern, not a \(value.kindName)",
+                    expected: "a string", found: "`\(FilterPrinter.format(value))`", range: span?.value,
+                    source: walk.source))
         }
-        if case .null = value, !condition.op.isEquality {
-            problems.append(
+        if case .null = value, !op.isEquality {
+            walk.problems.append(
                 FilterError(
                     code: .nullRequiresEquality,
-                    summary: "null can only be compared with == or !=, not \(condition.op.symbol)",
-                    expected: "== or !=", found: "`\(condition.op.symbol)`", range: span?.op, source: source))
+                    summary: "null can only be compared with == or !=, not \(op.symbol)",
+                    expected: "== or !=", found: "`\(op.symbol)`", range: span?.op, source: walk.source))
         }
         if case .double(let number) = value, !number.isFinite {
-            problems.append(
+            walk.problems.append(
                 FilterError(
                     code: .invalidValue, summary: "numbers must be finite", found: "`\(number)`", range: span?.value,
-                    source: source))
+                    source: walk.source))
         }
     }
 
@@ -191,11 +221,9 @@ public struct FilterValidator: Sendable {
         -> [FilterError]
     {
         var problems: [FilterError] = []
-        let declared = declaredProperties(into: &problems)
+        reportUnknownVersion(into: &problems)
         for (field, range) in fields {
-            if let problem = propertyProblem(
-                field.property, range: range, source: source, tier: tier, declared: declared, sorting: true)
-            {
+            if let problem = propertyProblem(field.property, range: range, source: source, tier: tier, sorting: true) {
                 problems.append(problem)
             }
         }
@@ -204,11 +232,10 @@ public struct FilterValidator: Sendable {
 
     // MARK: - Properties
 
-    /// The declared properties of the version in use; `nil` without a schema. Reports an unknown
-    /// explicit version (and then returns `nil`, so properties are not checked against nothing).
-    private func declaredProperties(into problems: inout [FilterError]) -> [String: FilteringMode]? {
-        guard let schema else { return nil }
-        if let properties = schema.properties(version: classVersion) { return properties }
+    /// Reports an explicit class version that the schema does not have (properties are then
+    /// checked against the built-ins only, not against nothing).
+    private func reportUnknownVersion(into problems: inout [FilterError]) {
+        guard resolved.versionIsUnknown, let schema else { return }
         let known = schema.versions.keys.sorted().map(String.init).joined(separator: ", ")
         problems.append(
             FilterError(
@@ -216,7 +243,6 @@ public struct FilterValidator: Sendable {
                 summary:
                     "\(className) has no version \(classVersion.map(String.init) ?? "?")"
                     + (known.isEmpty ? "" : " (known versions: \(known))")))
-        return nil
     }
 
     private var className: String { schema?.className.map { "class `\($0)`" } ?? "the class" }
@@ -228,34 +254,72 @@ public struct FilterValidator: Sendable {
     }
 
     private func propertyProblem(
-        _ name: String, range: Range<Int>?, source: String?, tier: FilterTier?, declared: [String: FilteringMode]?,
-        sorting: Bool
+        _ name: String, range: Range<Int>?, source: String?, tier: FilterTier?, sorting: Bool
     ) -> FilterError? {
+        let declaredMode: FilteringMode
+        switch resolved.table.lookup(name) {
+        case .found(let index):
+            let entry = resolved.table.entry(index)
+            switch entry.kind {
+            case .builtIn: return nil
+            case .unfilterable: return unfilterable(name, range: range, source: source, sorting: sorting)
+            case .declared:
+                if entry.permits(tier) { return nil }
+                declaredMode = resolved.table.mode(index)
+            }
+        case .missing:
+            guard let declared = resolved.declared else { return invalidName(name, range: range, source: source) }
+            // An ASCII name can still equal a non-ASCII key under canonical equivalence.
+            guard resolved.table.hasNonASCIIKeys, let mode = declared[name] else {
+                return unknown(name, range: range, source: source)
+            }
+            if mode.permits(tier) { return nil }
+            declaredMode = mode
+        case .notASCII:
+            switch FilterSchema.systemProperty(name) {
+            case .unfilterable: return unfilterable(name, range: range, source: source, sorting: sorting)
+            case .builtIn: return nil
+            case nil: break
+            }
+            guard let declared = resolved.declared else { return invalidName(name, range: range, source: source) }
+            guard let mode = declared[name] else { return unknown(name, range: range, source: source) }
+            if mode.permits(tier) { return nil }
+            declaredMode = mode
+        }
+        return modeProblem(name, mode: declaredMode, range: range, source: source, tier: tier, sorting: sorting)
+    }
+
+    private func unfilterable(_ name: String, range: Range<Int>?, source: String?, sorting: Bool) -> FilterError {
         let verb = sorting ? "sort on" : "filter on"
         let notUsable: FilterError.Code = sorting ? .propertyNotSortable : .propertyNotFilterable
-        switch FilterSchema.systemProperty(name) {
-        case .unfilterable:
+        return FilterError(
+            code: notUsable, summary: "`\(name)` is a system property that cannot be used to \(verb)",
+            found: "`\(name)`", range: range, source: source)
+    }
+
+    /// Without declared properties a name only has to be expressible.
+    private func invalidName(_ name: String, range: Range<Int>?, source: String?) -> FilterError? {
+        guard FilterTokenizer.isValidPropertyName(name) else {
             return FilterError(
-                code: notUsable, summary: "`\(name)` is a system property that cannot be used to \(verb)",
-                found: "`\(name)`", range: range, source: source)
-        case .builtIn: return nil
-        case nil: break
-        }
-        guard let declared else {
-            guard FilterTokenizer.isValidPropertyName(name) else {
-                return FilterError(
-                    code: .invalidPropertyName, summary: "`\(name)` is not a valid property name" + signHint(name),
-                    found: "`\(name)`", range: range, source: source)
-            }
-            return nil
-        }
-        guard let mode = declared[name] else {
-            return FilterError(
-                code: .unknownProperty,
-                summary: "unknown property `\(name)`: not declared on \(versionPhrase)" + signHint(name),
+                code: .invalidPropertyName, summary: "`\(name)` is not a valid property name" + signHint(name),
                 found: "`\(name)`", range: range, source: source)
         }
-        if mode.permits(tier) { return nil }
+        return nil
+    }
+
+    private func unknown(_ name: String, range: Range<Int>?, source: String?) -> FilterError {
+        FilterError(
+            code: .unknownProperty,
+            summary: "unknown property `\(name)`: not declared on \(versionPhrase)" + signHint(name),
+            found: "`\(name)`", range: range, source: source)
+    }
+
+    /// A declared property whose `mode` does not permit `tier`.
+    private func modeProblem(
+        _ name: String, mode: FilteringMode, range: Range<Int>?, source: String?, tier: FilterTier?, sorting: Bool
+    ) -> FilterError {
+        let verb = sorting ? "sort on" : "filter on"
+        let notUsable: FilterError.Code = sorting ? .propertyNotSortable : .propertyNotFilterable
         if mode.permits(nil), tier?.kind == .filter {
             let use = sorting ? "sorting alongside `filter`" : "`filter`"
             return FilterError(

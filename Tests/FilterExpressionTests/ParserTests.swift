@@ -203,6 +203,23 @@ import Testing
         #expect(try FilterParser().parse(FilterPrinter.print(tree)).root == tree)
     }
 
+    @Test func eachStringKeepsItsOwnEscapes() throws {
+        // The lexer decodes escapes into one reused buffer; every value must still be its own.
+        let source = #"a == "x\ty" || b == 'plain' || c == "\u00e9\\" || d == "n\*""#
+        let parsed = try FilterParser().parse(source)
+        #expect(
+            parsed.root
+                == .or([
+                    cond("a", .equal, "x\ty"), cond("b", .equal, "plain"), cond("c", .equal, "\u{E9}\\"),
+                    cond("d", .equal, "n\\*"),
+                ]))
+        let tokens = try FilterTokenizer.tokenize(source).compactMap { token -> String? in
+            if case .string(let text) = token.kind { return text }
+            return nil
+        }
+        #expect(tokens == ["x\ty", "plain", "\u{E9}\\", "n\\*"])
+    }
+
     @Test func longChainsStayFlat() throws {
         let source = (0..<5000).map { "p\($0) == \($0)" }.joined(separator: " && ")
         let parsed = try FilterParser().parse(source)
