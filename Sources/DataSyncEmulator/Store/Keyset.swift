@@ -82,7 +82,7 @@ final class Keyset {
     /// The classes before the open transaction, when it changed them.
     private var undoRegistry: ClassRegistry?
 
-    init(subscribeKey: String, registry: ClassRegistry, changes: ChangeLog) {
+    init(subscribeKey: String, registry: ClassRegistry, changes: ChangeLog, propertyIndexes: Bool = true) {
         self.subscribeKey = subscribeKey
         self.registry = registry
         self.changes = changes
