@@ -106,12 +106,29 @@ extension Engine {
         case .condition(let condition):
             return access(condition, keyset: keyset, space: space, classKey: classKey, plan: plan)
         case .and(let operands):
-            // The narrowest answerable operand; the evaluator checks the others.
+            // The narrowest answerable operand, after intersecting ranges of one index
+            // (`price >= 5 && price < 6`); the evaluator checks the others.
             var best: IndexAccess?
             var bestEstimate = Int.max
+            var ranges: [ObjectIdentifier: IndexAccess] = [:]
+            var others: [IndexAccess] = []
             for operand in operands {
                 guard let candidate = access(operand, keyset: keyset, space: space, classKey: classKey, plan: plan)
                 else { continue }
+                if case .range(let index, let lower, let upper) = candidate {
+                    let slot = ObjectIdentifier(index)
+                    if case .range(_, let keptLower, let keptUpper)? = ranges[slot] {
+                        ranges[slot] = .range(
+                            index, lower: PropertyIndex.later(lower, keptLower),
+                            upper: PropertyIndex.earlier(upper, keptUpper))
+                    } else {
+                        ranges[slot] = candidate
+                    }
+                } else {
+                    others.append(candidate)
+                }
+            }
+            for candidate in others + Array(ranges.values) {
                 let size = candidate.estimate
                 if size < bestEstimate {
                     best = candidate

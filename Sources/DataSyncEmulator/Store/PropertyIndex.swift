@@ -173,6 +173,14 @@ final class PropertyIndex {
             ? Position(chunk: position.chunk + 1, offset: 0) : position
     }
 
+    static func earlier(_ left: Position, _ right: Position) -> Position {
+        (left.chunk, left.offset) < (right.chunk, right.offset) ? left : right
+    }
+
+    static func later(_ left: Position, _ right: Position) -> Position {
+        (left.chunk, left.offset) < (right.chunk, right.offset) ? right : left
+    }
+
     /// How many entries lie before `position`.
     func rank(_ position: Position) -> Int {
         var total = 0
@@ -206,6 +214,7 @@ final class PropertyIndex {
 
     /// The boxes from `lower` (inclusive) to `upper` (exclusive).
     func boxes(from lower: Position, to upper: Position, into result: inout [ObjectBox]) {
+        guard Self.earlier(lower, upper) == lower else { return }
         var position = lower
         while position.chunk < upper.chunk || (position.chunk == upper.chunk && position.offset < upper.offset) {
             guard let entry = entry(at: position) else { return }
