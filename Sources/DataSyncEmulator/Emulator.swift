@@ -31,6 +31,9 @@ public struct EmulatorConfiguration: Sendable {
     public var serverLimits = EmulatorServerLimits()
     /// How saves reach the state file (a journal by default; the whole file, to measure the old way).
     package var stateFileWrites = StateFileWrites.journal
+    /// Whether lists use the per-property indexes (Documentation/Emulator.md, "How listing stays
+    /// fast"); off only to measure the full scan they replace.
+    package var propertyIndexes = true
     /// Storage failures to inject, for tests of failed saves.
     var storageFaults: StorageFaults?
 

@@ -21,6 +21,9 @@ let groups: [BenchGroup] = [
         name: "emulator", run: EmulatorBenchmarks.run,
         summary: "emulator create/get/list/sort/filter at 100k objects, and its memory"),
     BenchGroup(
+        name: "emulator-index", run: EmulatorIndexBenchmarks.run,
+        summary: "selective filters and first sorts over HTTP at 1k/10k/100k objects vs the full scan (indexes off)"),
+    BenchGroup(
         name: "transport", run: TransportBenchmarks.run,
         summary: "curl backend vs URLSession: sequential and 16 concurrent small GETs"),
     BenchGroup(

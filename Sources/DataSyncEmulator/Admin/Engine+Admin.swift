@@ -150,6 +150,7 @@ extension Engine {
     func validateSeed(_ document: JSONValue) throws(EmulatorError) {
         let scratch = Engine(filterFastConditionLimit: filterFastConditionLimit, clock: clock)
         scratch.classTemplate = classTemplate
+        scratch.propertyIndexes = propertyIndexes
         try scratch.seed(document)
     }
 

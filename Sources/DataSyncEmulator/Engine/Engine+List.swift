@@ -7,7 +7,7 @@ extension Engine {
     static let maximumLimit = 100
 
     /// One list request, validated.
-    private struct ListPlan {
+    struct ListPlan {
         var classKey: ClassKey
         var family: [ClassKey]
         var version: Int?
@@ -30,6 +30,8 @@ extension Engine {
         var heap: [SortPosition]
         if plan.sideA != nil || plan.sideB != nil {
             heap = bySorting(plan, keyset: keyset, collection: context.collection, now: now)
+        } else if let indexed = fromIndexes(plan, keyset: keyset, collection: context.collection, now: now) {
+            heap = indexed
         } else if plan.sort.isEmpty {
             heap = inIdOrder(plan, keyset: keyset, collection: context.collection, now: now)
         } else {
@@ -72,7 +74,14 @@ extension Engine {
         } else {
             buckets = plan.family.map { keyset.members(space, ofClass: $0) }
         }
+        return Self.heapPass(plan, buckets: buckets.map(\.values), collection: collection, now: now)
+    }
 
+    /// One pass over `buckets` keeping the first `limit + 1` positions after the cursor that
+    /// qualify and match the filter, in a bounded heap (O(n log limit)).
+    static func heapPass<Bucket: Sequence<ObjectBox>>(
+        _ plan: ListPlan, buckets: [Bucket], collection: ObjectCollection, now: Int64
+    ) -> [SortPosition] {
         // Objects whose sort position may have moved since paging started are skipped on later
         // pages, so a page sequence never returns an object twice while the collection changes.
         let idOnly = plan.sort.allSatisfy { if case .id = $0.source { return true } else { return false } }
@@ -83,10 +92,9 @@ extension Engine {
         var values: [SortValue] = []
         values.reserveCapacity(plan.sort.count)
         for bucket in buckets {
-            for box in bucket.values {
+            for box in bucket {
                 guard
-                    Self.qualifies(
-                        box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
+                    qualifies(box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
                 else { continue }
                 values.removeAll(keepingCapacity: true)
                 for field in plan.sort { values.append(field.value(of: box)) }
@@ -103,8 +111,8 @@ extension Engine {
                 {
                     continue
                 }
-                if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
-                Self.offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
+                if let filter = plan.filter, !filter.matches({ resolve($0, box, plan.pointers) }) { continue }
+                offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
             }
         }
         return heap
@@ -215,7 +223,7 @@ extension Engine {
         return page
     }
 
-    private static func qualifies(
+    static func qualifies(
         _ box: ObjectBox, plan: ListPlan, collection: ObjectCollection, now: Int64, changedAfter: UInt64?
     ) -> Bool {
         // Fields are read one by one through the box: copying a whole object costs more than
@@ -230,7 +238,7 @@ extension Engine {
     }
 
     /// Keeps the `capacity` first positions seen in a max-heap (root = the last of them).
-    private static func offer(
+    static func offer(
         _ position: SortPosition, to heap: inout [SortPosition], capacity: Int, fields: [SortField]
     ) {
         func later(_ a: Int, _ b: Int) -> Bool { heap[b].precedes(heap[a], fields: fields) }
@@ -261,7 +269,7 @@ extension Engine {
     }
 
     /// A property value for the filter evaluator; nil when absent.
-    private static func resolve(_ name: String, _ box: ObjectBox, _ pointers: [String: [String]]) -> JSONValue? {
+    static func resolve(_ name: String, _ box: ObjectBox, _ pointers: [String: [String]]) -> JSONValue? {
         switch name {
         case "id": return .string(box.object.id)
         case "createdAt": return .string(Timestamp.string(micros: box.object.createdAt))

@@ -20,6 +20,8 @@ final class Engine {
     var dirty = false
     /// What changed since the last save, and the open transaction's undo records (`Store/ChangeLog.swift`).
     let changes = ChangeLog()
+    /// Whether new keysets keep per-property indexes (off only to measure the full scan).
+    var propertyIndexes = true
 
     init(filterFastConditionLimit: Int, clock: EmulatorClock) {
         self.filterFastConditionLimit = filterFastConditionLimit
@@ -51,7 +53,8 @@ final class Engine {
         if let existing = keysets[subscribeKey] { return existing }
         var registry = ClassRegistry()
         for definition in classTemplate { registry.store(definition) }
-        let keyset = Keyset(subscribeKey: subscribeKey, registry: registry, changes: changes)
+        let keyset = Keyset(
+            subscribeKey: subscribeKey, registry: registry, changes: changes, propertyIndexes: propertyIndexes)
         keysets[subscribeKey] = keyset
         return keyset
     }

@@ -49,6 +49,8 @@ struct ListSchema {
 
 /// A filter ready to run against stored objects.
 struct CompiledFilter {
+    /// The expression, for the planner to pick index lookups from; ``matches`` decides.
+    let root: FilterNode
     let matches: (_ resolve: (String) -> JSONValue?) -> Bool
 }
 
@@ -105,6 +107,6 @@ enum FilterCompiler {
             }
         }
         let evaluator = FilterEvaluator(parsed.root)
-        return CompiledFilter { resolve in evaluator.matches(resolve) }
+        return CompiledFilter(root: parsed.root) { resolve in evaluator.matches(resolve) }
     }
 }

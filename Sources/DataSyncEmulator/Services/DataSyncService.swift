@@ -26,6 +26,7 @@ actor DataSyncService: EmulatorService {
         changeSubscribers: [ChangeFeed.Subscriber] = [], writeSubscribers: [ChangeFeed.WriteSubscriber] = []
     ) throws(EmulatorError) {
         let engine = Engine(filterFastConditionLimit: max(1, configuration.filterFastConditionLimit), clock: clock)
+        engine.propertyIndexes = configuration.propertyIndexes
         for subscriber in changeSubscribers { engine.feed.addSubscriber(subscriber) }
         for subscriber in writeSubscribers { engine.feed.addWriteSubscriber(subscriber) }
         if let classes = configuration.classes { try engine.setClassTemplate(classes) }

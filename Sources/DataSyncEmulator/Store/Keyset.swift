@@ -18,6 +18,12 @@ struct SortSnapshot {
     var boxes: [ObjectBox] = []
 }
 
+/// One exact class of one id space: what property indexes are kept per.
+struct IndexSlot: Hashable {
+    var space: ClassKind
+    var classKey: ClassKey
+}
+
 /// An object's place in a keyset: its id space and its id, compared by Unicode scalars.
 struct ObjectKey: Hashable, Sendable {
     var space: ClassKind
@@ -45,6 +51,7 @@ final class Keyset {
     /// The classes; a change (a class defined, replaced or deleted) is noted for the next save.
     var registry: ClassRegistry {
         willSet { registryWillChange() }
+        didSet { syncPropertyIndexes() }
     }
     private(set) var entities: [ExactString: ObjectBox] = [:]
     private(set) var relationships: [ExactString: ObjectBox] = [:]
@@ -65,6 +72,13 @@ final class Keyset {
     /// of a family stays valid while none of its classes' stamps moved.
     private(set) var entityStamps: [ClassKey: UInt64] = [:]
     private(set) var relationshipStamps: [ClassKey: UInt64] = [:]
+    /// Whether property indexes are kept (off only to measure the full scan they replace).
+    let indexesEnabled: Bool
+    /// Per exact class, an index on `status`, `createdAt`, `updatedAt` and the pointer of every
+    /// property declared filterable (`simple` or `full`) on any version of the class or its
+    /// ancestors. Kept by every insert, update and remove, so a rolled-back transaction (which
+    /// removes and reinserts) and a loaded state leave them matching the store.
+    private(set) var propertyIndexes: [IndexSlot: [IndexSource: PropertyIndex]] = [:]
     /// Sorted snapshots of class families, by family and sort (see `Engine.sortedSnapshot`).
     var sortCache: [String: SortSnapshot] = [:]
     var sortCacheOrder: [String] = []
@@ -82,10 +96,52 @@ final class Keyset {
     /// The classes before the open transaction, when it changed them.
     private var undoRegistry: ClassRegistry?
 
-    init(subscribeKey: String, registry: ClassRegistry, changes: ChangeLog) {
+    init(subscribeKey: String, registry: ClassRegistry, changes: ChangeLog, propertyIndexes: Bool = true) {
         self.subscribeKey = subscribeKey
         self.registry = registry
         self.changes = changes
+        self.indexesEnabled = propertyIndexes
+        syncPropertyIndexes()
+    }
+
+    /// The index on `source` of exactly class `key`, when kept.
+    func propertyIndex(_ space: ClassKind, ofClass key: ClassKey, _ source: IndexSource) -> PropertyIndex? {
+        propertyIndexes[IndexSlot(space: space, classKey: key)]?[source]
+    }
+
+    /// Creates the indexes the classes call for (built from the objects already stored) and drops
+    /// those no class calls for any more.
+    private func syncPropertyIndexes() {
+        guard indexesEnabled else { return }
+        var wanted: [IndexSlot: Set<IndexSource>] = [:]
+        for space in [ClassKind.entity, .relationship] {
+            for key in registry.classes(space).keys {
+                var sources: Set<IndexSource> = [.status, .createdAt, .updatedAt]
+                var current: ClassKey? = key
+                var steps = 0
+                while let candidate = current, let definition = registry.definition(space, candidate), steps < 64 {
+                    for version in definition.versions {
+                        for property in version.properties where property.filtering != .none {
+                            if let tokens = PointerLookup.tokens(property.pointer) { sources.insert(.pointer(tokens)) }
+                        }
+                    }
+                    current = definition.parent
+                    steps += 1
+                }
+                wanted[IndexSlot(space: space, classKey: key)] = sources
+            }
+        }
+        for slot in propertyIndexes.keys where wanted[slot] == nil { propertyIndexes[slot] = nil }
+        for (slot, sources) in wanted {
+            var kept = propertyIndexes[slot] ?? [:]
+            for source in kept.keys where !sources.contains(source) { kept[source] = nil }
+            for source in sources where kept[source] == nil {
+                let index = PropertyIndex(source: source)
+                for box in members(slot.space, ofClass: slot.classKey).values { index.insert(box) }
+                kept[source] = index
+            }
+            propertyIndexes[slot] = kept
+        }
     }
 
     func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
@@ -141,6 +197,7 @@ final class Keyset {
         willChange(ObjectKey(space, object.id))
         let box = ObjectBox(object)
         touch(space, object.classKey)
+        for index in classIndexes(space, object.classKey) { index.insert(box) }
         switch space {
         case .entity:
             entities[key] = box
@@ -166,6 +223,10 @@ final class Keyset {
         willChange(ObjectKey(object.kind.space, object.id))
         let box = ObjectBox(object)
         touch(object.kind.space, object.classKey)
+        let old = self.box(object.kind.space, object.id)?.object
+        for index in classIndexes(object.kind.space, object.classKey) {
+            if let old { index.replace(old, with: box) } else { index.insert(box) }
+        }
         switch object.kind.space {
         case .entity:
             entities[key] = box
@@ -186,6 +247,7 @@ final class Keyset {
             willChange(ObjectKey(space, id))
             guard let object = entities.removeValue(forKey: key)?.object else { return nil }
             touch(.entity, object.classKey)
+            removeFromIndexes(.entity, object)
             entityMembers[object.classKey]?[key] = nil
             entityOrder[object.classKey]?.remove(id)
             return object
@@ -194,6 +256,7 @@ final class Keyset {
             willChange(ObjectKey(space, id))
             guard let object = relationships.removeValue(forKey: key)?.object else { return nil }
             touch(.relationship, object.classKey)
+            removeFromIndexes(.relationship, object)
             relationshipMembers[object.classKey]?[key] = nil
             relationshipOrder[object.classKey]?.remove(id)
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
@@ -207,6 +270,14 @@ final class Keyset {
             }
             return object
         }
+    }
+
+    private func removeFromIndexes(_ space: ClassKind, _ object: StoredObject) {
+        for index in classIndexes(space, object.classKey) { index.remove(object) }
+    }
+
+    private func classIndexes(_ space: ClassKind, _ key: ClassKey) -> [PropertyIndex] {
+        propertyIndexes[IndexSlot(space: space, classKey: key)].map { Array($0.values) } ?? []
     }
 
     /// Takes every expiry entry due at or before `now`; entries may name objects already removed

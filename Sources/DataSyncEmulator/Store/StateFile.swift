@@ -153,7 +153,9 @@ enum StateFile {
                     reason: "missing, or not an array (a keyset lists all of them, [] when empty; without "
                         + "`\(field)` the keyset would load without its \(field == "objects" ? "objects" : "classes"))")
             }
-            let keyset = Keyset(subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes)
+            let keyset = Keyset(
+                subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes,
+                propertyIndexes: engine.propertyIndexes)
             engine.keysets[subscribeKey] = keyset
             keyset.registry = try registry(fields, at: path)
             for (objectIndex, json) in (fields["objects"]?.arrayValue ?? []).enumerated() {

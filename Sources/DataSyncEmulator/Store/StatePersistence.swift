@@ -270,7 +270,9 @@ final class StatePersistence {
                 guard hasClasses else {
                     throw StateFile.Refusal(path: path, reason: "a keyset new to the state comes with its classes")
                 }
-                keyset = Keyset(subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes)
+                keyset = Keyset(
+                    subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes,
+                    propertyIndexes: engine.propertyIndexes)
                 engine.keysets[subscribeKey] = keyset
             }
             for (removedIndex, json) in (entry["removed"]?.arrayValue ?? []).enumerated() {
