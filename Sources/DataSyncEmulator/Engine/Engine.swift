@@ -33,8 +33,11 @@ final class Engine {
     /// The current time in whole microseconds since the Unix epoch.
     func now() -> Int64 { clock.now.microsecondsSince1970 }
 
-    /// The last timestamp a write was stamped with (``writeStamp(after:)``).
-    private(set) var lastWriteStamp: Int64 = .min
+    /// The last timestamp a write was stamped with (``writeStamp(after:)``); a rolled-back
+    /// transaction puts it back, so a write that never happened leaves no trace in later stamps.
+    var lastWriteStamp: Int64 = .min
+    /// ``lastWriteStamp`` when the open transaction began.
+    var lastWriteStampAtTransactionStart: Int64 = .min
 
     /// The timestamp of a write: the clock's time, but always later than every earlier write's and
     /// than `floor` (the written object's own `updatedAt`). The service orders writes by these

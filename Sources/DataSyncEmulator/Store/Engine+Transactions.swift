@@ -6,6 +6,7 @@ extension Engine {
     /// ``commitTransaction()``.
     func beginTransaction() {
         changes.begin(revision: revision)
+        lastWriteStampAtTransactionStart = lastWriteStamp
         feed.beginWrite()
     }
 
@@ -19,6 +20,7 @@ extension Engine {
     func rollBackTransaction() {
         changes.rollBack()
         revision = changes.revisionAtStart
+        lastWriteStamp = lastWriteStampAtTransactionStart
         feed.discardWrite()
     }
 
