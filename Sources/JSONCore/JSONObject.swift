@@ -388,7 +388,7 @@ extension JSONObject: JSONCodable {
         try JSONValue.object(self).encode(to: encoder)
     }
 
-    /// This object as ``JSONValue/object(_:)``.
+    /// This object as `JSONValue.object`.
     public func jsonValue() throws -> JSONValue { .object(self) }
 }
 

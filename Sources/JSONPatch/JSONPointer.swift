@@ -14,7 +14,7 @@ public import JSONCore
 /// On arrays a token must be an index: digits only, no leading zeros (`0`, `7`, `12`, never `07`),
 /// or `-`, which names the position after the last element (only `add` may use it).
 ///
-/// Tokens compare by Unicode scalars (RFC 6901 §4), as object member names do in ``JSONObject``:
+/// Tokens compare by Unicode scalars (RFC 6901 §4), as object member names do in `JSONObject`:
 /// `/é` (U+00E9) and `/e\u{301}` are different pointers and name different members, although
 /// Swift's `String` calls the two spellings equal.
 public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
