@@ -32,6 +32,7 @@
 @_exported public import struct FilterExpression.TypedFilterProperty
 @_exported public import struct FilterExpression.TypedSortField
 @_exported public import protocol JSONCore.JSONCodable
+@_exported public import struct JSONCore.JSONObject
 @_exported public import enum JSONCore.JSONValue
 @_exported public import struct JSONPatch.JSONPointer
 @_exported public import struct JSONPatch.PatchBuilder

@@ -11,4 +11,5 @@
 @_exported public import protocol DataSyncModels.PubNubDataSyncObject
 @_exported public import struct DataSyncModels.PubNubDataSyncRelationship
 @_exported public import struct DataSyncModels.PubNubDataSyncUser
+@_exported public import struct JSONCore.JSONObject
 @_exported public import enum JSONCore.JSONValue

@@ -43,7 +43,7 @@ extension PubNubDataSyncObject {
 /// names the object kind and the field.
 package struct DataSyncWireReader {
     package let kind: String
-    package let fields: [String: JSONValue]
+    package let fields: JSONObject
 
     package init(kind: String, value: JSONValue) throws {
         guard let fields = value.objectValue else {

@@ -3,7 +3,8 @@ public import JSONCore
 /// Decides whether objects match a filter expression, the way the service does.
 ///
 /// Semantics:
-/// - A property is looked up through a resolver; a missing property (`nil`) is `null`.
+/// - A property is looked up through a resolver; a missing property (`nil`) is `null`. On a
+///   `JSONObject` names are compared by Unicode scalars, with no normalisation.
 /// - `== null` matches `null`/missing; `!= null` matches anything else (arrays and objects too).
 /// - Otherwise both sides must have the same type, or the condition does not match, for every
 ///   operator including `!=`: `status != "x"` does not match an object without `status`.
@@ -59,14 +60,21 @@ public struct FilterEvaluator: Sendable {
         Self.evaluate(root, resolve)
     }
 
-    /// Whether a JSON object matches, resolving names as its top-level keys. A value that is not
-    /// an object has no properties.
+    /// Whether a JSON object matches, resolving names as its top-level keys, compared by Unicode
+    /// scalars like every `JSONObject` name (`é` does not find a member spelled `e\u{301}`). A
+    /// value that is not an object has no properties.
     public func matches(_ object: JSONValue) -> Bool {
         guard case .object(let members) = object else { return matches { _ in nil } }
         return matches(members)
     }
 
-    /// Whether a dictionary of properties matches.
+    /// Whether an object's members match, names compared by Unicode scalars.
+    public func matches(_ properties: JSONObject) -> Bool {
+        Self.evaluate(root) { properties[$0] }
+    }
+
+    /// Whether a dictionary of properties matches. A Swift dictionary looks names up by canonical
+    /// equivalence; pass a `JSONObject` to compare them by scalars.
     public func matches(_ properties: [String: JSONValue]) -> Bool {
         Self.evaluate(root) { properties[$0] }
     }

@@ -2,4 +2,5 @@
 // so a user who imports only this module can call its whole API. Named, not the whole of JSONCore,
 // so the module's surface stays deliberate.
 
+@_exported public import struct JSONCore.JSONObject
 @_exported public import enum JSONCore.JSONValue

@@ -245,16 +245,18 @@ struct JSONParser {
 
     /// Moves the members collected since `base` into a dictionary sized once. A repeated key keeps
     /// its last value, or is an error when the options say so.
-    mutating func collectMembers(from base: Int) throws -> [String: JSONValue] {
-        var members = [String: JSONValue](minimumCapacity: memberStack.count - base)
+    mutating func collectMembers(from base: Int) throws -> JSONObject {
+        var members = [JSONObject.MemberName: JSONValue](minimumCapacity: memberStack.count - base)
         for position in base..<memberStack.count {
             let member = memberStack[position]
-            if members.updateValue(member.value, forKey: member.key) != nil && options.rejectsDuplicateKeys {
+            if members.updateValue(member.value, forKey: JSONObject.MemberName(member.key)) != nil
+                && options.rejectsDuplicateKeys
+            {
                 throw error(.duplicateKey, "the key \"\(member.key)\" appears twice in one object")
             }
         }
         memberStack.removeSubrange(base...)
-        return members
+        return JSONObject(storage: members)
     }
 
     mutating func parseString() throws -> String {

@@ -31,6 +31,14 @@ extension JSONValue: Codable {
             direct.storage.state = .value(self)
             return
         }
+        if case .object(let members) = self {
+            // A keyed container, as `Dictionary` would use, but over every member: two names that
+            // are canonically equivalent stay two keys (whether the encoder keeps both is its own
+            // business).
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for (key, value) in members { try container.encode(value, forKey: MemberKey(stringValue: key)) }
+            return
+        }
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -39,7 +47,15 @@ extension JSONValue: Codable {
         case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+        case .object: break  // encoded above
         }
     }
+}
+
+/// A coding key for any member name.
+private struct MemberKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -12,7 +12,9 @@
 ///   one throws ``JSONError/Code-swift.struct/nonFiniteNumber``.
 ///
 /// Equality is JSON equality: numbers compare by value, so `.int(1) == .double(1.0)`, and object
-/// key order never matters. Hashing agrees with equality.
+/// key order never matters. Strings and member names compare by Unicode scalars, not by Swift's
+/// canonical equivalence: `"é"` (U+00E9) and `"e\u{301}"` are different strings and different
+/// member names, as RFC 8259 has them. Hashing agrees with equality.
 ///
 /// ```swift
 /// let product: JSONValue = ["name": "Sneaker", "price": 79.99, "tags": ["sale"]]
@@ -28,12 +30,13 @@ public enum JSONValue: Sendable {
     case int(Int64)
     /// Any other finite number.
     case double(Double)
-    /// A string of Unicode text.
+    /// A string of Unicode text. Two strings are equal when they hold the same Unicode scalars.
     case string(String)
     /// An ordered list of values.
     case array([JSONValue])
-    /// A set of named values. Keys are unique; their order carries no meaning.
-    case object([String: JSONValue])
+    /// A set of named values. Names are unique by Unicode scalars (see ``JSONObject``); their
+    /// order carries no meaning.
+    case object(JSONObject)
 }
 
 // MARK: - Typed accessors
@@ -97,7 +100,7 @@ extension JSONValue {
     }
 
     /// The members, or `nil` when this is not an object.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
         return nil
     }
@@ -157,8 +160,8 @@ extension JSONValue {
 // MARK: - Equality and hashing
 
 extension JSONValue: Hashable {
-    /// JSON equality: numbers compare by value across ``int(_:)`` and ``double(_:)``; everything
-    /// else compares structurally.
+    /// JSON equality: numbers compare by value across ``int(_:)`` and ``double(_:)``; strings and
+    /// member names compare by Unicode scalars; everything else compares structurally.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -167,7 +170,7 @@ extension JSONValue: Hashable {
         case (.double(let a), .double(let b)): return a == b
         case (.int(let a), .double(let b)), (.double(let b), .int(let a)):
             return JSONNumber.exactInt64(b) == a
-        case (.string(let a), .string(let b)): return a == b
+        case (.string(let a), .string(let b)): return ScalarText.equal(a, b)
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)): return a == b
         default: return false
@@ -196,7 +199,7 @@ extension JSONValue: Hashable {
             }
         case .string(let value):
             hasher.combine(4 as UInt8)
-            hasher.combine(value)
+            ScalarText.hash(value, into: &hasher)
         case .array(let value):
             hasher.combine(5 as UInt8)
             hasher.combine(value)
@@ -251,10 +254,20 @@ extension JSONValue: ExpressibleByArrayLiteral {
 extension JSONValue: ExpressibleByDictionaryLiteral {
     /// Creates an object. When a key repeats, the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        var members: [String: JSONValue] = [:]
-        members.reserveCapacity(elements.count)
-        for (key, value) in elements { members[key] = value }
-        self = .object(members)
+        var members = [JSONObject.MemberName: JSONValue](minimumCapacity: elements.count)
+        for (key, value) in elements { members[JSONObject.MemberName(key)] = value }
+        self = .object(JSONObject(storage: members))
+    }
+}
+
+extension JSONValue {
+    /// Creates an object from a Swift dictionary, so code that builds a `[String: JSONValue]`
+    /// can pass it as it is.
+    ///
+    /// The dictionary has already merged canonically equivalent names into one; build a
+    /// ``JSONObject`` instead when both spellings must survive.
+    public static func object(_ dictionary: [String: JSONValue]) -> JSONValue {
+        .object(JSONObject(dictionary))
     }
 }
 

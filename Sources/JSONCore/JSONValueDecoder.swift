@@ -151,7 +151,7 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
     case is String.Type: expected = "a string"
     case is Bool.Type: expected = "a boolean"
     case is [JSONValue].Type: expected = "an array"
-    case is [String: JSONValue].Type: expected = "an object"
+    case is [String: JSONValue].Type, is JSONObject.Type: expected = "an object"
     default: expected = "a number"
     }
     return DecodingError.typeMismatch(
@@ -181,7 +181,7 @@ extension JSONValueDecoderImpl: SingleValueDecodingContainer {
 }
 
 private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: JSONValue]
+    let members: JSONObject
     let codingPath: [any CodingKey]
     let options: DecodingOptions
 

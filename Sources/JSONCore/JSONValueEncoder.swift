@@ -101,10 +101,10 @@ enum EncodingEntry {
 }
 
 final class ObjectBox {
-    var members: [String: EncodingEntry] = [:]
+    var members: [JSONObject.MemberName: EncodingEntry] = [:]
 
     func resolve() -> JSONValue {
-        .object(members.mapValues { $0.resolve() })
+        .object(JSONObject(storage: members.mapValues { $0.resolve() }))
     }
 }
 
@@ -223,47 +223,55 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
     let options: EncodingOptions
 
-    mutating func encodeNil(forKey key: Key) throws { box.members[key.stringValue] = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { box.members[key.stringValue] = .value(.bool(value)) }
+    mutating func encodeNil(forKey key: Key) throws {
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(.null)
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(.bool(value))
+    }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(.string(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(.string(value))
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(try JSONValueEncoderImpl.finite(value, codingPath + [key]))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(
+            try JSONValueEncoderImpl.finite(value, codingPath + [key]))
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(try JSONValueEncoderImpl.finiteFloat(value, codingPath + [key]))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(
+            try JSONValueEncoderImpl.finiteFloat(value, codingPath + [key]))
     }
     mutating func encode(_ value: Int, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { box.members[key.stringValue] = .value(.int(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(.int(value))
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: Int8, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: Int16, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: Int32, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: UInt8, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: UInt16, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: UInt32, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(JSONValue(value))
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(JSONValue(value))
     }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-        box.members[key.stringValue] = .value(
+        box.members[JSONObject.MemberName(key.stringValue)] = .value(
             try JSONValueEncoderImpl.encodeValue(value, codingPath: codingPath + [key], options: options))
     }
 
@@ -271,14 +279,14 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let slot = EncodingSlot()
-        box.members[key.stringValue] = .slot(slot)
+        box.members[JSONObject.MemberName(key.stringValue)] = .slot(slot)
         return JSONValueEncoderImpl(storage: slot, codingPath: codingPath + [key], options: options)
             .container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let slot = EncodingSlot()
-        box.members[key.stringValue] = .slot(slot)
+        box.members[JSONObject.MemberName(key.stringValue)] = .slot(slot)
         return JSONValueEncoderImpl(storage: slot, codingPath: codingPath + [key], options: options)
             .unkeyedContainer()
     }
@@ -293,7 +301,7 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func superEncoder(forKeyString name: String, key: any CodingKey) -> any Encoder {
         let slot = EncodingSlot()
-        box.members[name] = .slot(slot)
+        box.members[JSONObject.MemberName(name)] = .slot(slot)
         return JSONValueEncoderImpl(storage: slot, codingPath: codingPath + [key], options: options)
     }
 }

@@ -63,19 +63,20 @@ package struct JSONWriter {
             bytes.append(UInt8(ascii: "{"))
             var first = true
             if sortedKeys {
-                // Sorting the pairs, not the keys, saves a hash lookup per member.
-                for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                // Sorting the pairs, not the keys, saves a hash lookup per member. Scalar order, so
+                // two names that differ only in normalisation still come out in one fixed order.
+                for (key, member) in members.storage.sorted(by: { ScalarText.less($0.key.string, $1.key.string) }) {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
-                    writeString(key)
+                    writeString(key.string)
                     bytes.append(UInt8(ascii: ":"))
                     try write(member)
                 }
             } else {
-                for (key, member) in members {
+                for (key, member) in members.storage {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
-                    writeString(key)
+                    writeString(key.string)
                     bytes.append(UInt8(ascii: ":"))
                     try write(member)
                 }

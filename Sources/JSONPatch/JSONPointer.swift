@@ -13,6 +13,10 @@ public import JSONCore
 ///
 /// On arrays a token must be an index: digits only, no leading zeros (`0`, `7`, `12`, never `07`),
 /// or `-`, which names the position after the last element (only `add` may use it).
+///
+/// Tokens compare by Unicode scalars (RFC 6901 §4), as object member names do in `JSONObject`:
+/// `/é` (U+00E9) and `/e\u{301}` are different pointers and name different members, although
+/// Swift's `String` calls the two spellings equal.
 public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// The unescaped reference tokens, outermost first. Empty for the whole document.
     public let tokens: [String]
@@ -109,14 +113,25 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         JSONPointer(tokens: tokens + other.tokens)
     }
 
-    /// Whether this pointer is `other` or one of its ancestors.
+    /// Whether this pointer is `other` or one of its ancestors (tokens compared by scalars).
     public func isPrefix(of other: JSONPointer) -> Bool {
-        other.tokens.count >= tokens.count && other.tokens.starts(with: tokens)
+        other.tokens.count >= tokens.count && other.tokens.starts(with: tokens, by: ScalarText.equal)
     }
 
     /// Whether this pointer is an ancestor of `other` (a prefix that is not `other` itself).
     public func isProperPrefix(of other: JSONPointer) -> Bool {
-        other.tokens.count > tokens.count && other.tokens.starts(with: tokens)
+        other.tokens.count > tokens.count && other.tokens.starts(with: tokens, by: ScalarText.equal)
+    }
+
+    /// Whether both pointers have the same tokens, compared by Unicode scalars.
+    public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.tokens.elementsEqual(rhs.tokens, by: ScalarText.equal)
+    }
+
+    /// Hashes consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tokens.count)
+        for token in tokens { ScalarText.hash(token, into: &hasher) }
     }
 
     /// The value this pointer names in `document`, or `nil` when there is none (a missing member, an

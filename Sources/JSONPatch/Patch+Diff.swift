@@ -78,10 +78,11 @@ extension Patch {
     }
 
     private static func diffObjects(
-        _ old: [String: JSONValue], _ new: [String: JSONValue], at path: String,
+        _ old: JSONObject, _ new: JSONObject, at path: String,
         into operations: inout [PatchOperation]
     ) {
-        // Only the members that differ are sorted (sorted keys make the patch deterministic).
+        // Only the members that differ are sorted (sorted keys make the patch deterministic), in
+        // scalar order so that names differing only in normalisation never tie.
         var changed: [String] = []
         var removedCount = 0
         for (key, oldValue) in old {
@@ -92,7 +93,7 @@ extension Patch {
                 removedCount += 1
             }
         }
-        for key in changed.sorted() {
+        for key in changed.sorted(by: ScalarText.less) {
             let memberPath = path + "/" + JSONPointer.escape(key)
             if let oldValue = old[key], let newValue = new[key] {
                 appendDiff(from: oldValue, to: newValue, at: memberPath, into: &operations)
@@ -103,7 +104,7 @@ extension Patch {
         guard new.count > old.count - removedCount else { return }
         var added: [String] = []
         for key in new.keys where old[key] == nil { added.append(key) }
-        for key in added.sorted() {
+        for key in added.sorted(by: ScalarText.less) {
             guard let newValue = new[key] else { continue }
             operations.append(.add(path: path + "/" + JSONPointer.escape(key), value: newValue))
         }

@@ -2,7 +2,9 @@ public import JSONCore
 
 /// One RFC 6902 JSON Patch operation, in the exact wire form the DataSync `update*` methods send.
 ///
-/// Paths are sent as written: nothing is prefixed and dots are not converted.
+/// Paths are sent as written: nothing is prefixed and dots are not converted. Two operations are
+/// equal when their names and values are equal and their paths hold the same Unicode scalars
+/// (`/é` and `/e\u{301}` name different members, see ``JSONPointer``).
 ///
 /// ```swift
 /// let operations: [PatchOperation] = [
@@ -60,5 +62,26 @@ public enum PatchOperation: Sendable, Hashable {
         case .add(_, let value), .replace(_, let value), .test(_, let value): return value
         case .remove, .move, .copy: return nil
         }
+    }
+}
+
+extension PatchOperation {
+    /// Whether both operations have the same name, the same paths (by Unicode scalars) and equal
+    /// values (JSON equality).
+    public static func == (lhs: PatchOperation, rhs: PatchOperation) -> Bool {
+        guard lhs.name == rhs.name, ScalarText.equal(lhs.path, rhs.path), lhs.value == rhs.value else { return false }
+        switch (lhs.from, rhs.from) {
+        case (nil, nil): return true
+        case (let left?, let right?): return ScalarText.equal(left, right)
+        default: return false
+        }
+    }
+
+    /// Hashes consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        ScalarText.hash(path, into: &hasher)
+        if let from { ScalarText.hash(from, into: &hasher) }
+        hasher.combine(value)
     }
 }

@@ -6,5 +6,6 @@
 @_exported public import PubNubCore
 
 @_exported public import protocol JSONCore.JSONCodable
+@_exported public import struct JSONCore.JSONObject
 @_exported public import enum JSONCore.JSONValue
 @_exported public import struct PubNubCrypto.CryptoModule

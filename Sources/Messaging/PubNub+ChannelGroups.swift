@@ -127,7 +127,7 @@ extension PubNub {
     /// Sends a presence or channel-registry call and returns its JSON object.
     package func messagingObject(
         _ call: ServicePipeline.Call, custom requestConfig: PubNub.RequestConfiguration
-    ) async throws(PubNubError) -> [String: JSONValue] {
+    ) async throws(PubNubError) -> JSONObject {
         let response = try await pipeline.exchange(
             try pipeline.request(call, custom: requestConfig), chain: .retrying, custom: requestConfig)
         return try MessagingResponse.object(response)

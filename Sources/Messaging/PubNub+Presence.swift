@@ -103,7 +103,7 @@ extension PubNub {
             groups: groups)
         let object = try await messagingObject(call, custom: requestConfig)
         guard let payload = object["payload"] else { return [:] }
-        if let byChannel = payload["channels"]?.objectValue { return byChannel }
+        if let byChannel = payload["channels"]?.objectValue { return byChannel.dictionary }
         if channels.count == 1, groups.isEmpty, let channel = channels.first { return [channel: payload] }
         return [:]
     }

@@ -132,7 +132,7 @@ package enum MessagingResponse {
     /// - Throws: `PubNubError`: built by ``error(statusCode:body:)`` for a status outside
     ///   200...299 or a body saying `"error": true`; `.malformedResponse` when the body is not a
     ///   JSON object.
-    package static func object(_ response: HTTPResponse) throws(PubNubError) -> [String: JSONValue] {
+    package static func object(_ response: HTTPResponse) throws(PubNubError) -> JSONObject {
         guard response.isSuccess else { throw error(statusCode: response.status, body: response.body) }
         guard let object = try? JSONValue(parsing: response.body).objectValue else {
             throw PubNubError.malformedResponse("the answer is not a JSON object", statusCode: response.status)

@@ -52,7 +52,7 @@ public struct PubNubHereNow: Sendable, Hashable {
     /// `uuids`, for exactly one channel and no groups) and the multi-channel form
     /// (`payload.channels`, `total_channels`, `total_occupancy`), with `uuids` as strings or
     /// `{"uuid","state"}` objects.
-    package init?(answer object: [String: JSONValue], singleChannel: String?) {
+    package init?(answer object: JSONObject, singleChannel: String?) {
         if let channels = object["payload"]?["channels"]?.objectValue {
             var parsed: [String: PubNubChannelPresence] = [:]
             for (name, value) in channels {

@@ -194,7 +194,7 @@ package enum DataSyncEventDecoder {
     /// the REST names the models read.
     private static func fields(
         _ data: JSONValue, info: ClassInfo, classKey: String, versionKey: String, levelKey: String?
-    ) -> [String: JSONValue] {
+    ) -> JSONObject {
         var fields = data.objectValue ?? [:]
         if let name = info.name { fields[classKey] = .string(name) }
         if let version = info.version { fields[versionKey] = .int(Int64(version)) }

@@ -14,4 +14,5 @@
 @_exported public import struct DataSyncModels.PubNubDataSyncRelationship
 @_exported public import struct DataSyncModels.PubNubDataSyncUser
 @_exported public import protocol JSONCore.JSONCodable
+@_exported public import struct JSONCore.JSONObject
 @_exported public import enum JSONCore.JSONValue

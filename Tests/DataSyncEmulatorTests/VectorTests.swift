@@ -98,14 +98,14 @@ struct VectorTests {
         let pairs: [(JSONValue?, JSONValue?)]
         if let sampleItems = sampleData.arrayValue {
             pairs = zip(reply.data?.arrayValue ?? [], sampleItems).map { ($0, $1) }
-            let metaKeys = Set(reply.json?["meta"]?.objectValue?.keys ?? [:].keys)
+            let metaKeys = Set(reply.json?["meta"]?.objectValue?.keys ?? JSONObject().keys)
             #expect(metaKeys.isSubset(of: ["has_next", "next_cursor", "limit"]), "\(label)")
         } else {
             pairs = [(reply.data, sampleData)]
         }
         for (ours, theirs) in pairs {
-            let ourKeys = Set(ours?.objectValue?.keys ?? [:].keys)
-            let sampleKeys = Set(theirs?.objectValue?.keys ?? [:].keys)
+            let ourKeys = Set(ours?.objectValue?.keys ?? JSONObject().keys)
+            let sampleKeys = Set(theirs?.objectValue?.keys ?? JSONObject().keys)
             #expect(ourKeys.isSubset(of: sampleKeys), "\(label): extra fields \(ourKeys.subtracting(sampleKeys))")
             #expect(
                 sampleKeys.subtracting(["status", "payload"]).isSubset(of: ourKeys),

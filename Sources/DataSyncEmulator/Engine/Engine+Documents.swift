@@ -101,7 +101,7 @@ extension Engine {
     /// Defines the `entityClasses` and `relationshipClasses` of one seed keyset, in order. A class
     /// already defined the same way (the `--classes` template) is left alone; one defined
     /// otherwise is replaced while no object uses it.
-    private func seedClasses(_ keyset: Keyset, _ fields: [String: JSONValue], path: String) throws(EmulatorError) {
+    private func seedClasses(_ keyset: Keyset, _ fields: JSONObject, path: String) throws(EmulatorError) {
         for kind in [ClassKind.entity, .relationship] {
             let field = kind == .entity ? "entityClasses" : "relationshipClasses"
             guard let list = fields[field] else { continue }
@@ -130,7 +130,7 @@ extension Engine {
         }
     }
 
-    private func seedClass(_ keyset: Keyset, _ collection: ObjectCollection, _ data: [String: JSONValue])
+    private func seedClass(_ keyset: Keyset, _ collection: ObjectCollection, _ data: JSONObject)
         -> ClassDefinition?
     {
         if let root = collection.familyRoot, data[collection.classField] == nil {

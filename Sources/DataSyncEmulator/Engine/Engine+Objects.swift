@@ -42,7 +42,7 @@ extension Engine {
     }
 
     /// The `data` object of a `{"data":{…}}` body.
-    static func dataObject(_ request: ServerRequest) throws(APIError) -> [String: JSONValue] {
+    static func dataObject(_ request: ServerRequest) throws(APIError) -> JSONObject {
         let body = try parseBody(request)
         guard let top = body.objectValue else { throw .invalid("the body must be a JSON object", path: "") }
         for key in top.keys.sorted() where key != "data" {
@@ -53,19 +53,19 @@ extension Engine {
         return object
     }
 
-    static func checkFields(_ data: [String: JSONValue], allowed: Set<String>, prefix: String) throws(APIError) {
+    static func checkFields(_ data: JSONObject, allowed: Set<String>, prefix: String) throws(APIError) {
         for key in data.keys.sorted() where !allowed.contains(key) {
             throw .invalid("unknown field '\(key)'", path: prefix + "/" + escape(key))
         }
     }
 
-    static func optionalString(_ data: [String: JSONValue], _ key: String, prefix: String) throws(APIError) -> String? {
+    static func optionalString(_ data: JSONObject, _ key: String, prefix: String) throws(APIError) -> String? {
         guard let value = data[key], !value.isNull else { return nil }
         guard let text = value.stringValue else { throw .invalid("must be a string", path: prefix + "/" + key) }
         return text
     }
 
-    static func requiredString(_ data: [String: JSONValue], _ key: String, prefix: String) throws(APIError) -> String {
+    static func requiredString(_ data: JSONObject, _ key: String, prefix: String) throws(APIError) -> String {
         guard let text = try optionalString(data, key, prefix: prefix) else { throw .missing(prefix + "/" + key) }
         return text
     }
@@ -80,7 +80,7 @@ extension Engine {
     }
 
     static func classVersion(
-        _ data: [String: JSONValue], field: String, definition: ClassDefinition, prefix: String
+        _ data: JSONObject, field: String, definition: ClassDefinition, prefix: String
     ) throws(APIError) -> Int {
         guard let value = data[field], !value.isNull else { throw .missing(prefix + "/" + field) }
         guard let number = value.intValue else { throw .invalid("must be an integer", path: prefix + "/" + field) }
@@ -92,8 +92,7 @@ extension Engine {
 
     /// `status` (a string of at most 100 characters) and `payload` (an object); absent or null
     /// means none.
-    static func statusAndPayload(_ data: [String: JSONValue], prefix: String) throws(APIError) -> (String?, JSONValue?)
-    {
+    static func statusAndPayload(_ data: JSONObject, prefix: String) throws(APIError) -> (String?, JSONValue?) {
         let status = try optionalString(data, "status", prefix: prefix)
         if let status, status.unicodeScalars.count > maximumStatusLength {
             throw .invalid("status is at most \(maximumStatusLength) Unicode scalars", path: prefix + "/status")
@@ -147,7 +146,7 @@ extension Engine {
     /// Validates and commits a new object from a create body's `data`.
     @discardableResult
     func createObject(
-        _ keyset: Keyset, _ collection: ObjectCollection, data: [String: JSONValue], prefix: String
+        _ keyset: Keyset, _ collection: ObjectCollection, data: JSONObject, prefix: String
     ) throws(APIError) -> StoredObject {
         var object =
             collection.space == .entity
@@ -172,7 +171,7 @@ extension Engine {
     }
 
     private func draftEntity(
-        _ keyset: Keyset, _ collection: ObjectCollection, data: [String: JSONValue], prefix: String
+        _ keyset: Keyset, _ collection: ObjectCollection, data: JSONObject, prefix: String
     ) throws(APIError) -> StoredObject {
         try Self.checkFields(
             data, allowed: ["id", "entityClass", "entityClassVersion", "entityClassLevel", "status", "payload"],
@@ -211,7 +210,7 @@ extension Engine {
         }
     }
 
-    static func level(_ data: [String: JSONValue], _ field: String, prefix: String) throws(APIError) -> ClassLevel? {
+    static func level(_ data: JSONObject, _ field: String, prefix: String) throws(APIError) -> ClassLevel? {
         guard let text = try optionalString(data, field, prefix: prefix) else { return nil }
         let level = ClassLevel(rawValue: text)
         guard level == .global || level == .subKey else {
@@ -221,7 +220,7 @@ extension Engine {
     }
 
     private func draftRelationship(
-        _ keyset: Keyset, _ collection: ObjectCollection, data: [String: JSONValue], prefix: String
+        _ keyset: Keyset, _ collection: ObjectCollection, data: JSONObject, prefix: String
     ) throws(APIError) -> StoredObject {
         guard let sides = collection.sideFields else { throw .invalid("not a relationship collection") }
         var allowed: Set<String> = [

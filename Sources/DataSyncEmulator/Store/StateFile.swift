@@ -174,7 +174,7 @@ enum StateFile {
     }
 
     /// The classes of a keyset document (`entityClasses`, `relationshipClasses`) over the built-ins.
-    static func registry(_ fields: [String: JSONValue], at path: String) throws(Refusal) -> ClassRegistry {
+    static func registry(_ fields: JSONObject, at path: String) throws(Refusal) -> ClassRegistry {
         var registry = ClassRegistry()
         for kind in [ClassKind.entity, .relationship] {
             let field = kind == .entity ? "entityClasses" : "relationshipClasses"
@@ -354,7 +354,7 @@ enum StateFile {
         return inverse
     }()
 
-    static func refuseUnknownFields(_ fields: [String: JSONValue], allowed: Set<String>, at path: String)
+    static func refuseUnknownFields(_ fields: JSONObject, allowed: Set<String>, at path: String)
         throws(Refusal)
     {
         for key in fields.keys.sorted() where !allowed.contains(key) {

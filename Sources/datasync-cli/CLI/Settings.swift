@@ -179,7 +179,7 @@ struct ConnectionSettings: Sendable {
 /// The optional config file: a JSON object with the keys of ``SettingName/configKeys``.
 struct ConfigFile: Sendable {
     var path: String
-    var values: [String: JSONValue]
+    var values: JSONObject
 
     /// The file named by `--config`, else by `DATASYNC_CONFIG`, else the default path when it
     /// exists: `$XDG_CONFIG_HOME/datasync/config.json`, or `~/.config/datasync/config.json`.

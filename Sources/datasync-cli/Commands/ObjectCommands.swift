@@ -579,7 +579,7 @@ struct ObjectFields: Sendable {
     }
 
     private static func fromDocument(
-        _ members: [String: JSONValue], kind: ObjectKind, creating: Bool, command: String
+        _ members: JSONObject, kind: ObjectKind, creating: Bool, command: String
     ) throws(UsageError) -> ObjectFields {
         var fields = ObjectFields()
         var accepted: [String] = ["status", "payload", kind.classVersionKey, "classVersion"]

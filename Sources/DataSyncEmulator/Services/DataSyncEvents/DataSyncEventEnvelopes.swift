@@ -77,7 +77,7 @@ enum DataSyncEventEnvelopes {
     /// `object` with only the parts of `status` and `payload` that `pointers` name; every other
     /// field is kept. A pointer into an array carries the whole array; a payload of which nothing
     /// is carried is left out.
-    static func filtered(_ object: [String: JSONValue], pointers: [String]) -> [String: JSONValue] {
+    static func filtered(_ object: JSONObject, pointers: [String]) -> JSONObject {
         var result = object
         result["status"] = nil
         result["payload"] = nil

@@ -20,8 +20,8 @@ struct PresenceService: EmulatorService {
         return await answer(request)
     }
 
-    private func ok(_ extra: [String: JSONValue] = [:]) -> ServerResponse {
-        var body: [String: JSONValue] = ["status": 200, "message": "OK", "service": .string(Self.service)]
+    private func ok(_ extra: JSONObject = [:]) -> ServerResponse {
+        var body: JSONObject = ["status": 200, "message": "OK", "service": .string(Self.service)]
         body.merge(extra) { $1 }
         return PubSubWire.json(200, .object(body))
     }
