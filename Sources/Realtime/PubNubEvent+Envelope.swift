@@ -19,7 +19,8 @@ extension PubNubEvent {
                 self = .unknown(raw)
                 return
             }
-            let state = payload["data"].flatMap { $0.isNull ? nil : $0 } ?? payload["state"]
+            let state =
+                payload["data"].flatMap { value -> JSONValue? in value.isNull ? nil : value } ?? payload["state"]
             self = .presence(
                 PubNubPresenceEvent(
                     event: PubNubPresenceAction(rawValue: action), channel: channelName.base.rawValue,
@@ -74,7 +75,8 @@ extension PubNubEvent {
             self = .file(
                 PubNubFileEvent(
                     channel: envelope.channel, subscription: subscription, publisher: envelope.publisher,
-                    message: payload["message"].flatMap { $0.isNull ? nil : $0 }, fileId: id, fileName: name,
+                    message: payload["message"].flatMap { value -> JSONValue? in value.isNull ? nil : value },
+                    fileId: id, fileName: name,
                     size: file["size"]?.intValue, mimeType: file["mime-type"]?.stringValue, timetoken: timetoken,
                     metadata: envelope.metadata, customMessageType: envelope.customMessageType))
         case .some(5):

@@ -170,7 +170,7 @@ package enum SubscribeResponseDecoder {
             case "f": envelope.flags = field.intValue
             case "k": envelope.subscribeKey = field.stringValue
             case "b": envelope.subscriptionMatch = field.stringValue
-            case "u": envelope.metadata = field.isNull ? nil : field
+            case "u": envelope.metadata = field.isNull ? JSONValue?.none : field
             case "s": envelope.sequence = field.intValue
             case "o": envelope.origination = cursor(field)
             case "cmt": envelope.customMessageType = field.stringValue
@@ -392,7 +392,7 @@ private struct AnswerReader {
                 case .b: envelope.subscriptionMatch = try string(depth: 3)
                 case .u:
                     let metadata = try value(depth: 3)
-                    envelope.metadata = metadata.isNull ? nil : metadata
+                    envelope.metadata = metadata.isNull ? JSONValue?.none : metadata
                 case .s: envelope.sequence = try value(depth: 3).intValue
                 case .o: envelope.origination = try cursor(depth: 3)
                 case .cmt: envelope.customMessageType = try string(depth: 3)

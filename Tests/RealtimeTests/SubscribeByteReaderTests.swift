@@ -51,6 +51,15 @@ struct SubscribeByteReaderTests {
         #expect(response?.problems == [])
     }
 
+    @Test("metadata sent as null is no metadata, in both decoders")
+    func nullMetadata() throws {
+        // Before: `field.isNull ? nil : field` took `nil` as the JSON literal null, so the
+        // envelope carried `.some(.null)`.
+        let response = direct(oneEnvelope(#""c":"ch","p":{"t":"7","r":1},"d":1,"u":null"#))
+        let envelope = try #require(response?.envelopes.first)
+        #expect(envelope.metadata == JSONValue?.none)
+    }
+
     @Test("unknown keys are skipped at the root, in envelopes and in cursors, whatever their values")
     func unknownKeys() {
         let response = direct(
