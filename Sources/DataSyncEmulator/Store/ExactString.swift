@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// A string compared by its Unicode scalars (equivalently, its UTF-8 bytes), never by Swift's
 /// canonical equivalence: the key the store uses for ids, so `"\u{212B}"` (ANGSTROM SIGN) and
@@ -28,21 +29,7 @@ struct ExactString: Hashable, Sendable {
 extension String {
     /// Whether the two strings hold the same Unicode scalars (not merely canonically equivalent
     /// ones): the same UTF-8 bytes.
-    func isExactly(_ other: String) -> Bool {
-        let left = utf8
-        let right = other.utf8
-        guard left.count == right.count else { return false }
-        let compared = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in
-                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
-                    return leftBytes.isEmpty
-                }
-                return memcmp(leftStart, rightStart, leftBytes.count) == 0
-            }
-        }
-        if let compared, let compared { return compared }
-        return left.elementsEqual(right)
-    }
+    func isExactly(_ other: String) -> Bool { ScalarText.equal(self, other) }
 }
 
 extension Optional where Wrapped == String {
