@@ -116,11 +116,14 @@ public final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock, yielding between checks.
+    /// Returns once at least `count` tasks are sleeping on this clock, yielding between checks,
+    /// or once the waiting task is cancelled (a test's time limit, a helper task being stopped),
+    /// so a wait that can never be satisfied ends instead of spinning on.
     ///
     /// This waits for the code under test to reach its sleep without the test sleeping itself.
+    /// After a cancelled wait `sleeperCount` may still be below `count`; check it if it matters.
     public func waitForSleepers(_ count: Int) async {
-        while sleeperCount < count {
+        while sleeperCount < count, !Task.isCancelled {
             await Task.yield()
         }
     }

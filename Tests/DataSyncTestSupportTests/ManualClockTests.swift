@@ -25,6 +25,15 @@ import Transport
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aCancelledWaitForSleepersReturnsInsteadOfSpinning() async {
+        let clock = ManualClock()
+        // Nothing ever sleeps on this clock: only the cancellation can end the wait.
+        let waiting = Task { await clock.waitForSleepers(1) }
+        waiting.cancel()
+        await waiting.value
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test func aPastDeadlineReturnsImmediately() async throws {
         let clock = ManualClock()
         clock.advance(by: .seconds(10))

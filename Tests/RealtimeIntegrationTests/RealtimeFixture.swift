@@ -415,10 +415,8 @@ final class RealtimeFixture: Sendable {
             while !Task.isCancelled {
                 guard await timeline.waitForStatus(.unexpectedDisconnect, occurrence: handled + 1) else { return }
                 handled += 1
-                while clock.sleeperCount < 1 {
-                    if Task.isCancelled { return }
-                    await Task.yield()
-                }
+                await clock.waitForSleepers(1)
+                if Task.isCancelled { return }
                 clock.advance(by: .seconds(2))
             }
         }
