@@ -76,20 +76,51 @@ public struct FilterParser: Sendable {
     ///
     /// - Throws: ``FilterError`` describing the first syntax error, with its position.
     public func parse(_ source: String) throws(FilterError) -> ParsedFilter {
+        try parse(source, screen: nil).parsed
+    }
+
+    /// Parses `source`, and with a `screen` checks each condition as it is read (see
+    /// ``ConditionScreen``): the result lists the conditions the screen could not clear.
+    func parse(_ source: String, screen: ConditionScreen?) throws(FilterError) -> (
+        parsed: ParsedFilter, deferred: [(index: Int, condition: FilterCondition)]
+    ) {
         // The lexer reads the string's own UTF-8 storage (a copy is made only for a string that
         // is not stored contiguously, such as a bridged one).
         var text = source
-        let result: Result<ParsedFilter, FilterError> = text.withUTF8 { bytes in
+        let result: Result<(ParsedFilter, [(index: Int, condition: FilterCondition)]), FilterError> = text.withUTF8 {
+            bytes in
             do throws(FilterError) {
                 var state = try ParserState(
-                    lexer: FilterLexer(bytes: bytes, source: source), maximumDepth: maximumDepth)
+                    lexer: FilterLexer(bytes: bytes, source: source), maximumDepth: maximumDepth, screen: screen)
                 let root = try state.parseExpression()
-                return .success(ParsedFilter(source: source, root: root, spans: state.spans))
+                return .success((ParsedFilter(source: source, root: root, spans: state.spans), state.deferred))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+}
+
+/// What a ``FilterValidator`` lends the parser so that the common case of a condition, a known
+/// property that the tier permits with a value its operator accepts, is settled while the
+/// condition is read, without a second walk over the tree and without decoding the property name
+/// (the table holds the `String`). Anything else is left to the validator's own checks.
+struct ConditionScreen {
+    /// The validator's property table.
+    let table: PropertyTable
+    /// Whether the tier is `filter` (which needs mode `full`); otherwise `filterFast` or none.
+    let isFilterTier: Bool
+
+    /// Whether `op` and `value` pass every value rule of ``FilterValidator`` (the same conditions
+    /// under which its condition check reports nothing about the value).
+    static func valueIsValid(_ op: FilterOperator, _ value: FilterValue) -> Bool {
+        switch value {
+        case .string: return true
+        case .int, .bool: return !op.isPattern
+        case .double(let number): return !op.isPattern && number.isFinite
+        case .null: return op.isEquality
+        }
     }
 }
 
@@ -99,17 +130,25 @@ private struct ParserState {
     var current: RawToken
     var spans: [ConditionSpan] = []
     var depth = 0
+    let screen: ConditionScreen?
+    var deferred: [(index: Int, condition: FilterCondition)] = []
 
     var source: String { lexer.source }
 
-    init(lexer: FilterLexer, maximumDepth: Int) throws(FilterError) {
+    init(lexer: FilterLexer, maximumDepth: Int, screen: ConditionScreen?) throws(FilterError) {
         self.maximumDepth = maximumDepth
         self.lexer = lexer
+        self.screen = screen
         // A guess that saves the array's regrowth for common sizes: every condition takes at least
         // a handful of bytes (`a<1 && ` is eight), and a typical one ten or more.
         spans.reserveCapacity(min(16, max(4, lexer.bytes.count / 10)))
         self.current = try self.lexer.next()
     }
+
+    /// Room for the operands of a `&&`/`||` chain starting here: a chain of n conditions takes at
+    /// least some 12 bytes per condition in practice (`price < 1 && `), so sizing from the bytes
+    /// left saves regrowing long chains without much waste on short ones.
+    private var operandCapacity: Int { min(16, max(4, (lexer.bytes.count - current.start) / 12)) }
 
     mutating func advance() throws(FilterError) {
         current = try lexer.next()
@@ -137,7 +176,7 @@ private struct ParserState {
         let first = try parseAnd()
         guard current.kind == .or else { return first }
         var operands: [FilterNode] = []
-        operands.reserveCapacity(4)
+        operands.reserveCapacity(operandCapacity)
         operands.append(first)
         while current.kind == .or {
             try advance()
@@ -150,7 +189,7 @@ private struct ParserState {
         let first = try parseUnary()
         guard current.kind == .and else { return first }
         var operands: [FilterNode] = []
-        operands.reserveCapacity(4)
+        operands.reserveCapacity(operandCapacity)
         operands.append(first)
         while current.kind == .and {
             try advance()
@@ -199,7 +238,25 @@ private struct ParserState {
 
     private mutating func parseCondition() throws(FilterError) -> FilterNode {
         let propertyRange = current.range
-        let property = lexer.identifier(current)
+        let property: String
+        // Whether the property alone raises no problem (only known with a screen).
+        var propertyIsValid = false
+        if let screen {
+            let bytes = UnsafeBufferPointer(rebasing: lexer.bytes[current.start..<current.end])
+            if case .found(let index) = screen.table.lookup(bytes: bytes) {
+                property = screen.table.name(index)
+                let entry = screen.table.entry(index)
+                switch entry.kind {
+                case .builtIn: propertyIsValid = true
+                case .declared: propertyIsValid = screen.isFilterTier ? entry.permitsFilter : entry.permitsAnyTier
+                case .unfilterable: break
+                }
+            } else {
+                property = lexer.identifier(current)
+            }
+        } else {
+            property = lexer.identifier(current)
+        }
         try advance()
         guard current.kind == .op else {
             throw error(.expectedOperator, expected: "an operator (==, !=, <, >, <=, >=, LIKE, SLIKE or ILIKE)")
@@ -224,7 +281,11 @@ private struct ParserState {
         }
         spans.append(ConditionSpan(property: propertyRange, op: opRange, value: current.range))
         try advance()
-        return .condition(FilterCondition(property: property, op: op, value: value))
+        let condition = FilterCondition(property: property, op: op, value: value)
+        if screen != nil, !propertyIsValid || !ConditionScreen.valueIsValid(op, value) {
+            deferred.append((spans.count - 1, condition))
+        }
+        return .condition(condition)
     }
     private mutating func enter() throws(FilterError) {
         depth += 1

@@ -8,7 +8,7 @@
 /// `String`-keyed sets and dictionary, which compare by canonical equivalence. Because a declared
 /// key that is not ASCII can still equal an ASCII name (U+212A KELVIN SIGN is canonically `K`),
 /// ``hasNonASCIIKeys`` tells the validator to consult the dictionary when an ASCII name misses.
-struct PropertyTable: Sendable {
+final class PropertyTable: Sendable {
     /// What a name in the table is.
     enum Kind: Sendable {
         case builtIn
@@ -46,57 +46,86 @@ struct PropertyTable: Sendable {
 
     /// Indexes into `entries` plus one (zero marks an empty slot); the count is a power of two and
     /// at least twice the number of entries, so a probe always reaches an empty slot.
-    private var slots: [Int32]
-    private var entries: [Entry] = []
+    private let slots: [Int32]
+    private let entries: [Entry]
     /// The declared (or implied) mode of each entry, for messages.
-    private var modes: [FilteringMode] = []
+    private let modes: [FilteringMode]
+    /// Each entry's name, so that a condition parsed against the table can take its property
+    /// `String` from here instead of decoding the same bytes again.
+    private let names: [String]
     /// The bytes after the first 16 of each entry's name (empty for most names).
-    private var tails: [[UInt8]] = []
+    private let tails: [[UInt8]]
     /// Whether a declared name is not ASCII (see the type's discussion).
-    private(set) var hasNonASCIIKeys = false
+    let hasNonASCIIKeys: Bool
 
     /// The table of the system properties alone, for validators without a schema (or with an
     /// unknown class version).
     static let systemOnly = PropertyTable(declared: nil)
 
     /// Builds the table for `declared` (the declared properties of one class version).
+    ///
+    /// The table is a class so that the parser can hold it for a parse with one reference
+    /// instead of copying (and retaining) each of its arrays.
     init(declared: [String: FilteringMode]?) {
         var capacity = 8
         while capacity < 2 * ((declared?.count ?? 0) + 6) { capacity *= 2 }
-        slots = Array(repeating: 0, count: capacity)
+        var builder = Builder(capacity: capacity)
         // The system properties go in first: they win over a declaration of the same name, as
         // in `FilterSchema.mode(of:)`.
-        for name in FilterSchema.builtInProperties { insert(name, kind: .builtIn, mode: .full) }
-        for name in FilterSchema.unfilterableProperties { insert(name, kind: .unfilterable, mode: FilteringMode.none) }
+        for name in FilterSchema.builtInProperties { builder.insert(name, kind: .builtIn, mode: .full) }
+        for name in FilterSchema.unfilterableProperties {
+            builder.insert(name, kind: .unfilterable, mode: FilteringMode.none)
+        }
+        var hasNonASCIIKeys = false
         for (name, mode) in declared ?? [:] {
             if name.utf8.allSatisfy({ $0 < 0x80 }) {
-                insert(name, kind: .declared, mode: mode)
+                builder.insert(name, kind: .declared, mode: mode)
             } else {
                 hasNonASCIIKeys = true
             }
         }
+        slots = builder.slots
+        entries = builder.entries
+        modes = builder.modes
+        names = builder.names
+        tails = builder.tails
+        self.hasNonASCIIKeys = hasNonASCIIKeys
     }
 
-    private mutating func insert(_ name: String, kind: Kind, mode: FilteringMode) {
-        let bytes = Array(name.utf8)
-        let (low, high) = bytes.withUnsafeBufferPointer { Self.pack($0) }
-        let tail = Array(bytes.dropFirst(16))
-        let mask = slots.count - 1
-        var slot = Self.hash(low, high, bytes.count) & mask
-        while slots[slot] != 0 {
-            let index = Int(slots[slot]) - 1
-            let entry = entries[index]
-            // A system name already there wins.
-            if entry.count == bytes.count, entry.low == low, entry.high == high, tails[index] == tail { return }
-            slot = (slot + 1) & mask
+    /// The table's arrays while they are filled.
+    private struct Builder {
+        var slots: [Int32]
+        var entries: [Entry] = []
+        var modes: [FilteringMode] = []
+        var names: [String] = []
+        var tails: [[UInt8]] = []
+
+        init(capacity: Int) {
+            slots = Array(repeating: 0, count: capacity)
         }
-        entries.append(
-            Entry(
-                kind: kind, permitsAnyTier: mode.permits(nil), permitsFilter: mode.permits(.filter),
-                count: bytes.count, low: low, high: high))
-        modes.append(mode)
-        tails.append(tail)
-        slots[slot] = Int32(entries.count)  // safe: 2^31 names would need far more memory than a process has
+
+        mutating func insert(_ name: String, kind: Kind, mode: FilteringMode) {
+            let bytes = Array(name.utf8)
+            let (low, high) = bytes.withUnsafeBufferPointer { PropertyTable.pack($0) }
+            let tail = Array(bytes.dropFirst(16))
+            let mask = slots.count - 1
+            var slot = PropertyTable.hash(low, high, bytes.count) & mask
+            while slots[slot] != 0 {
+                let index = Int(slots[slot]) - 1
+                let entry = entries[index]
+                // A system name already there wins.
+                if entry.count == bytes.count, entry.low == low, entry.high == high, tails[index] == tail { return }
+                slot = (slot + 1) & mask
+            }
+            entries.append(
+                Entry(
+                    kind: kind, permitsAnyTier: mode.permits(nil), permitsFilter: mode.permits(.filter),
+                    count: bytes.count, low: low, high: high))
+            modes.append(mode)
+            names.append(name)
+            tails.append(tail)
+            slots[slot] = Int32(entries.count)  // safe: 2^31 names would need far more memory than a process has
+        }
     }
 
     /// The entry at an index from ``lookup(_:)``.
@@ -105,12 +134,16 @@ struct PropertyTable: Sendable {
     /// The mode of the entry at an index from ``lookup(_:)``.
     func mode(_ index: Int) -> FilteringMode { modes[index] }
 
+    /// The name of the entry at an index from ``lookup(_:)``: the same bytes as the name looked up.
+    func name(_ index: Int) -> String { names[index] }
+
     /// Looks `name` up by its bytes.
     func lookup(_ name: String) -> Lookup {
         name.utf8.withContiguousStorageIfAvailable { lookup(bytes: $0) } ?? .notASCII
     }
 
-    private func lookup(bytes: UnsafeBufferPointer<UInt8>) -> Lookup {
+    /// Looks a name up by its UTF-8 bytes (for the parser, which has them before any `String`).
+    func lookup(bytes: UnsafeBufferPointer<UInt8>) -> Lookup {
         var combined: UInt8 = 0
         for byte in bytes { combined |= byte }
         guard combined < 0x80 else { return .notASCII }

@@ -71,16 +71,64 @@ public struct FilterValidator: Sendable {
 
     /// Parses and validates `source`. A syntax error is returned as the only problem.
     ///
+    /// The same as ``parseAndValidate(_:tier:)`` without the tree; use that when the expression
+    /// is going to be used afterwards.
+    ///
     /// - Parameters:
     ///   - source: the expression as it will be sent, such as `payload.price < 100`.
     ///   - tier: the parameter the expression is meant for, or `nil` to skip tier rules
     ///     other than requiring a filterable mode.
     public func validate(_ source: String, tier: FilterTier? = nil) -> [FilterError] {
+        parseAndValidate(source, tier: tier).problems
+    }
+
+    /// Parses `source` with ``parser`` and validates it in the same pass, checking each condition
+    /// as it is read instead of walking the finished tree a second time.
+    ///
+    /// The outcome is exactly that of `parser.parse(source)` followed by
+    /// ``validate(_:tier:)-(ParsedFilter,_)`` on the result: the same tree and spans, and the
+    /// same problems in the same order, or the parser's syntax error as the only problem.
+    ///
+    /// ```swift
+    /// let checked = validator.parseAndValidate("price < 100 && stock > 0", tier: .filterFast)
+    /// if let parsed = checked.parsed, checked.problems.isEmpty {
+    ///     let evaluator = FilterEvaluator(parsed.root)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: the expression text.
+    ///   - tier: the parameter the expression is meant for, or `nil` to skip tier rules other
+    ///     than requiring a filterable mode.
+    /// - Returns: the parse result, `nil` when `source` has a syntax error, and the problems.
+    public func parseAndValidate(_ source: String, tier: FilterTier? = nil) -> FilterValidation {
+        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
+        let parsed: ParsedFilter
+        let deferred: [(index: Int, condition: FilterCondition)]
         do {
-            return validate(try parser.parse(source), tier: tier)
+            (parsed, deferred) = try parser.parse(source, screen: screen)
         } catch {
-            return [error]
+            return FilterValidation(parsed: nil, problems: [error])
         }
+        let conditionCount = parsed.spans.count
+        // The screen cleared every condition, and a parsed tree has no structural problems: what
+        // is left are the rules about the whole expression.
+        if deferred.isEmpty, !resolved.versionIsUnknown, !exceedsCap(conditionCount, tier) {
+            return FilterValidation(parsed: parsed, problems: [])
+        }
+        var walk = Walk(spans: parsed.spans, source: source, tier: tier)
+        for (index, condition) in deferred {
+            walk.count = index
+            checkCondition(condition, &walk)
+        }
+        walk.count = conditionCount
+        return FilterValidation(parsed: parsed, problems: finish(walk))
+    }
+
+    /// Whether `count` conditions are more than `tier` allows.
+    private func exceedsCap(_ count: Int, _ tier: FilterTier?) -> Bool {
+        guard let cap = tier?.conditionLimit else { return false }
+        return count > max(cap, 0)
     }
 
     /// Validates a parsed expression; problems carry positions in its source.
@@ -112,6 +160,20 @@ public struct FilterValidator: Sendable {
     {
         var walk = Walk(spans: spans, source: source, tier: tier)
         visit(root, &walk)
+        return finish(walk)
+    }
+
+    /// The problems of a finished walk, with the ones that concern the whole expression (unknown
+    /// version, too many conditions), in the order they are reported.
+    private func finish(_ walk: Walk) -> [FilterError] {
+        if walk.problems.isEmpty, walk.structural.isEmpty, !resolved.versionIsUnknown,
+            !exceedsCap(walk.count, walk.tier)
+        {
+            return []
+        }
+        let spans = walk.spans
+        let source = walk.source
+        let tier = walk.tier
         var problems: [FilterError] = []
         reportUnknownVersion(into: &problems)
         if problems.isEmpty, walk.structural.isEmpty {
@@ -350,4 +412,22 @@ public struct FilterValidator: Sendable {
             return left != right ? left < right : lhs.offset < rhs.offset
         }.map(\.element)
     }
+}
+
+/// The outcome of ``FilterValidator/parseAndValidate(_:tier:)``.
+public struct FilterValidation: Hashable, Sendable {
+    /// The parsed expression, or `nil` when the source has a syntax error (which is then the only
+    /// problem).
+    public var parsed: ParsedFilter?
+    /// Every problem found, sorted by position; empty when the expression is valid.
+    public var problems: [FilterError]
+
+    /// Creates a result.
+    public init(parsed: ParsedFilter?, problems: [FilterError]) {
+        self.parsed = parsed
+        self.problems = problems
+    }
+
+    /// Whether the expression parsed and has no problems.
+    public var isValid: Bool { parsed != nil && problems.isEmpty }
 }
