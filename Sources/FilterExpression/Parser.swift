@@ -76,29 +76,37 @@ public struct FilterParser: Sendable {
     ///
     /// - Throws: ``FilterError`` describing the first syntax error, with its position.
     public func parse(_ source: String) throws(FilterError) -> ParsedFilter {
-        try parse(source, screen: nil).parsed
+        let (root, spans, _) = try parse(source, screen: nil)
+        return ParsedFilter(source: source, root: root, spans: spans)
     }
 
     /// Parses `source`, and with a `screen` checks each condition as it is read (see
     /// ``ConditionScreen``): the result lists the conditions the screen could not clear.
     func parse(_ source: String, screen: ConditionScreen?) throws(FilterError) -> (
-        parsed: ParsedFilter, deferred: [(index: Int, condition: FilterCondition)]
+        root: FilterNode, spans: [ConditionSpan], deferred: [(index: Int, condition: FilterCondition)]
     ) {
         // The lexer reads the string's own UTF-8 storage (a copy is made only for a string that
-        // is not stored contiguously, such as a bridged one).
+        // is not stored contiguously, such as a bridged one). The closure stores into locals
+        // rather than returning a `Result`, which would be copied out again.
         var text = source
-        let result: Result<(ParsedFilter, [(index: Int, condition: FilterCondition)]), FilterError> = text.withUTF8 {
-            bytes in
+        var root = FilterNode.and([])
+        var spans: [ConditionSpan] = []
+        var deferred: [(index: Int, condition: FilterCondition)] = []
+        var failure: FilterError?
+        text.withUTF8 { bytes in
+            var state = ParserState(
+                lexer: FilterLexer(bytes: bytes, source: source), maximumDepth: maximumDepth, screen: screen)
             do throws(FilterError) {
-                var state = try ParserState(
-                    lexer: FilterLexer(bytes: bytes, source: source), maximumDepth: maximumDepth, screen: screen)
-                let root = try state.parseExpression()
-                return .success((ParsedFilter(source: source, root: root, spans: state.spans), state.deferred))
+                try state.advance()
+                root = try state.parseExpression()
+                spans = state.spans
+                deferred = state.deferred
             } catch {
-                return .failure(error)
+                failure = error
             }
         }
-        return try result.get()
+        if let failure { throw failure }
+        return (root, spans, deferred)
     }
 }
 
@@ -135,14 +143,16 @@ private struct ParserState {
 
     var source: String { lexer.source }
 
-    init(lexer: FilterLexer, maximumDepth: Int, screen: ConditionScreen?) throws(FilterError) {
+    /// Call ``advance()`` once before parsing to read the first token. (A throwing initialiser
+    /// would build the state in a temporary and copy it, retains included.)
+    init(lexer: FilterLexer, maximumDepth: Int, screen: ConditionScreen?) {
         self.maximumDepth = maximumDepth
         self.lexer = lexer
         self.screen = screen
+        self.current = RawToken(.endOfInput, start: 0, end: 0)
         // A guess that saves the array's regrowth for common sizes: every condition takes at least
         // a handful of bytes (`a<1 && ` is eight), and a typical one ten or more.
         spans.reserveCapacity(min(16, max(4, lexer.bytes.count / 10)))
-        self.current = try self.lexer.next()
     }
 
     /// Room for the operands of a `&&`/`||` chain starting here: a chain of n conditions takes at

@@ -102,27 +102,29 @@ public struct FilterValidator: Sendable {
     ///     than requiring a filterable mode.
     /// - Returns: the parse result, `nil` when `source` has a syntax error, and the problems.
     public func parseAndValidate(_ source: String, tier: FilterTier? = nil) -> FilterValidation {
-        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
-        let parsed: ParsedFilter
-        let deferred: [(index: Int, condition: FilterCondition)]
-        do {
-            (parsed, deferred) = try parser.parse(source, screen: screen)
+        do throws(FilterError) {
+            return try screenedValidation(source, tier: tier)
         } catch {
             return FilterValidation(parsed: nil, problems: [error])
         }
-        let conditionCount = parsed.spans.count
+    }
+
+    private func screenedValidation(_ source: String, tier: FilterTier?) throws(FilterError) -> FilterValidation {
+        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
+        let (root, spans, deferred) = try parser.parse(source, screen: screen)
+        let conditionCount = spans.count
         // The screen cleared every condition, and a parsed tree has no structural problems: what
         // is left are the rules about the whole expression.
         if deferred.isEmpty, !resolved.versionIsUnknown, !exceedsCap(conditionCount, tier) {
-            return FilterValidation(parsed: parsed, problems: [])
+            return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: [])
         }
-        var walk = Walk(spans: parsed.spans, source: source, tier: tier)
+        var walk = Walk(spans: spans, source: source, tier: tier)
         for (index, condition) in deferred {
             walk.count = index
             checkCondition(condition, &walk)
         }
         walk.count = conditionCount
-        return FilterValidation(parsed: parsed, problems: finish(walk))
+        return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: finish(walk))
     }
 
     /// Whether `count` conditions are more than `tier` allows.
