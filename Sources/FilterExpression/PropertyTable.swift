@@ -144,11 +144,14 @@ final class PropertyTable: Sendable {
 
     /// Looks a name up by its UTF-8 bytes (for the parser, which has them before any `String`).
     func lookup(bytes: UnsafeBufferPointer<UInt8>) -> Lookup {
-        var combined: UInt8 = 0
-        for byte in bytes { combined |= byte }
-        guard combined < 0x80 else { return .notASCII }
         let (low, high) = Self.pack(bytes)
         let count = bytes.count
+        // The packed words hold the first 16 bytes; only longer names need another look.
+        var highBits = (low | high) & 0x8080_8080_8080_8080
+        if count > 16 {
+            for byte in bytes.dropFirst(16) { highBits |= UInt64(byte & 0x80) }
+        }
+        guard highBits == 0 else { return .notASCII }
         return slots.withUnsafeBufferPointer { slots in
             entries.withUnsafeBufferPointer { entries in
                 let mask = slots.count - 1

@@ -102,29 +102,28 @@ public struct FilterValidator: Sendable {
     ///     than requiring a filterable mode.
     /// - Returns: the parse result, `nil` when `source` has a syntax error, and the problems.
     public func parseAndValidate(_ source: String, tier: FilterTier? = nil) -> FilterValidation {
-        do throws(FilterError) {
-            return try screenedValidation(source, tier: tier)
+        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
+        let root: FilterNode
+        let spans: [ConditionSpan]
+        let deferred: [(index: Int, condition: FilterCondition)]
+        do {
+            (root, spans, deferred) = try parser.parse(source, screen: screen)
         } catch {
             return FilterValidation(parsed: nil, problems: [error])
         }
-    }
-
-    private func screenedValidation(_ source: String, tier: FilterTier?) throws(FilterError) -> FilterValidation {
-        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
-        let (root, spans, deferred) = try parser.parse(source, screen: screen)
         let conditionCount = spans.count
-        // The screen cleared every condition, and a parsed tree has no structural problems: what
-        // is left are the rules about the whole expression.
-        if deferred.isEmpty, !resolved.versionIsUnknown, !exceedsCap(conditionCount, tier) {
-            return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: [])
+        var problems: [FilterError] = []
+        // The screen cleared every other condition, and a parsed tree has no structural problems.
+        if !deferred.isEmpty || resolved.versionIsUnknown || exceedsCap(conditionCount, tier) {
+            var walk = Walk(spans: spans, source: source, tier: tier)
+            for (index, condition) in deferred {
+                walk.count = index
+                checkCondition(condition, &walk)
+            }
+            walk.count = conditionCount
+            problems = finish(walk)
         }
-        var walk = Walk(spans: spans, source: source, tier: tier)
-        for (index, condition) in deferred {
-            walk.count = index
-            checkCondition(condition, &walk)
-        }
-        walk.count = conditionCount
-        return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: finish(walk))
+        return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: problems)
     }
 
     /// Whether `count` conditions are more than `tier` allows.
@@ -424,11 +423,6 @@ public struct FilterValidation: Hashable, Sendable {
     /// Every problem found, sorted by position; empty when the expression is valid.
     public var problems: [FilterError]
 
-    /// Creates a result.
-    public init(parsed: ParsedFilter?, problems: [FilterError]) {
-        self.parsed = parsed
-        self.problems = problems
-    }
 
     /// Whether the expression parsed and has no problems.
     public var isValid: Bool { parsed != nil && problems.isEmpty }
