@@ -187,7 +187,8 @@ private struct ParserState {
         guard current.kind == .or else { return first }
         var operands: [FilterNode] = []
         operands.reserveCapacity(operandCapacity)
-        operands.append(first)
+        // Moved, not copied: a copy would retain the operand's strings and arrays once more.
+        operands.append(consume first)
         while current.kind == .or {
             try advance()
             operands.append(try parseAnd())
@@ -200,7 +201,8 @@ private struct ParserState {
         guard current.kind == .and else { return first }
         var operands: [FilterNode] = []
         operands.reserveCapacity(operandCapacity)
-        operands.append(first)
+        // Moved, not copied: a copy would retain the operand's strings and arrays once more.
+        operands.append(consume first)
         while current.kind == .and {
             try advance()
             operands.append(try parseUnary())

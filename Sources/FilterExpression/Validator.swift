@@ -123,7 +123,8 @@ public struct FilterValidator: Sendable {
             walk.count = conditionCount
             problems = finish(walk)
         }
-        return FilterValidation(parsed: ParsedFilter(source: source, root: root, spans: spans), problems: problems)
+        return FilterValidation(
+            parsed: ParsedFilter(source: source, root: consume root, spans: consume spans), problems: problems)
     }
 
     /// Whether `count` conditions are more than `tier` allows.
