@@ -77,7 +77,7 @@ public struct FilterParser: Sendable {
     /// - Throws: ``FilterError`` describing the first syntax error, with its position.
     public func parse(_ source: String) throws(FilterError) -> ParsedFilter {
         let (root, spans, _) = try parse(source, screen: nil)
-        return ParsedFilter(source: source, root: root, spans: spans)
+        return ParsedFilter(source: source, root: consume root, spans: consume spans)
     }
 
     /// Parses `source`, and with a `screen` checks each condition as it is read (see
@@ -218,7 +218,7 @@ private struct ParserState {
         try advance()
         let operand = try parseUnary(afterNot: true)
         depth -= 1
-        return .not(operand)
+        return .not(consume operand)
     }
 
     private mutating func parsePrimary(afterNot: Bool) throws(FilterError) -> FilterNode {
