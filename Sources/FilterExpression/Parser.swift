@@ -119,6 +119,10 @@ struct ConditionScreen {
     let table: PropertyTable
     /// Whether the tier is `filter` (which needs mode `full`); otherwise `filterFast` or none.
     let isFilterTier: Bool
+    /// Whether there are no declared properties to check against (no schema, or an unknown
+    /// version): then a name only has to be expressible, which every identifier the lexer reads
+    /// is, and an ASCII name that is not a system property needs no further check.
+    let acceptsUnknownNames: Bool
 
     /// Whether `op` and `value` pass every value rule of ``FilterValidator`` (the same conditions
     /// under which its condition check reports nothing about the value).
@@ -255,7 +259,8 @@ private struct ParserState {
         var propertyIsValid = false
         if let screen {
             let bytes = UnsafeBufferPointer(rebasing: lexer.bytes[current.start..<current.end])
-            if case .found(let index) = screen.table.lookup(bytes: bytes) {
+            switch screen.table.lookup(bytes: bytes) {
+            case .found(let index):
                 property = screen.table.name(index)
                 let entry = screen.table.entry(index)
                 switch entry.kind {
@@ -263,7 +268,10 @@ private struct ParserState {
                 case .declared: propertyIsValid = screen.isFilterTier ? entry.permitsFilter : entry.permitsAnyTier
                 case .unfilterable: break
                 }
-            } else {
+            case .missing:
+                property = lexer.identifier(current)
+                propertyIsValid = screen.acceptsUnknownNames
+            case .notASCII:
                 property = lexer.identifier(current)
             }
         } else {

@@ -102,7 +102,8 @@ public struct FilterValidator: Sendable {
     ///     than requiring a filterable mode.
     /// - Returns: the parse result, `nil` when `source` has a syntax error, and the problems.
     public func parseAndValidate(_ source: String, tier: FilterTier? = nil) -> FilterValidation {
-        let screen = ConditionScreen(table: resolved.table, isFilterTier: tier?.kind == .filter)
+        let screen = ConditionScreen(
+            table: resolved.table, isFilterTier: tier?.kind == .filter, acceptsUnknownNames: resolved.declared == nil)
         let root: FilterNode
         let spans: [ConditionSpan]
         let deferred: [(index: Int, condition: FilterCondition)]
@@ -423,7 +424,6 @@ public struct FilterValidation: Hashable, Sendable {
     public var parsed: ParsedFilter?
     /// Every problem found, sorted by position; empty when the expression is valid.
     public var problems: [FilterError]
-
 
     /// Whether the expression parsed and has no problems.
     public var isValid: Bool { parsed != nil && problems.isEmpty }

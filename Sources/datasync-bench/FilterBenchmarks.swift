@@ -13,9 +13,14 @@ import JSONCore
 /// same predicate written by hand the way Swift code usually is (`lowercased().contains(...)` for
 /// the pattern), to show what interpreting the expression costs against plain code.
 ///
+/// Two paths are measured: `FilterValidator.parseAndValidate` (one pass, what the emulator and the
+/// SDK use; issue 22's goal rows) and `FilterParser.parse` followed by `FilterValidator.validate`
+/// on the result (two passes, for callers that parse once and validate against several schemas).
+///
 /// Profiling: with `FILTER_BENCH_PROFILE=3` (or `10`) in the environment, `run()` performs exactly
 /// `FILTER_BENCH_COUNT` (default 10,000) parses + validations of that expression and nothing else,
-/// for `valgrind --tool=callgrind`; instructions per expression are the difference between two
+/// for `valgrind --tool=callgrind`, through `parseAndValidate`, or through the two calls with
+/// `FILTER_BENCH_PATH=separate`; instructions per expression are the difference between two
 /// counts divided by the difference in iterations.
 enum FilterBenchmarks {
     static let threeConditions = #"(price < 100 && stock > 0) || name LIKE "*sneaker*""#
@@ -39,12 +44,18 @@ enum FilterBenchmarks {
         if let which = environment["FILTER_BENCH_PROFILE"] {
             let expression = which == "10" ? tenConditions : threeConditions
             let count = environment["FILTER_BENCH_COUNT"].flatMap { Int($0) } ?? 10_000
+            let separate = environment["FILTER_BENCH_PATH"] == "separate"
             var problems = 0
             for _ in 0..<count {
-                let parsed = try parser.parse(expression)
-                problems &+= validator.validate(parsed, tier: .filterFast).count
+                if separate {
+                    let parsed = try parser.parse(expression)
+                    problems &+= validator.validate(parsed, tier: .filterFast).count
+                } else {
+                    problems &+= validator.parseAndValidate(expression, tier: .filterFast).problems.count
+                }
             }
-            print("profiled \(count) parse+validate of the \(which)-condition expression (\(problems) problems)")
+            let path = separate ? "parse, then validate" : "parseAndValidate"
+            print("profiled \(count) \(path) of the \(which)-condition expression (\(problems) problems)")
             return []
         }
         var rows: [BenchRow] = []
@@ -54,7 +65,15 @@ enum FilterBenchmarks {
             }
             let json = try jsonForm(of: parser.parse(expression).root)
             var problems = 0
-            let rate = try Bench.throughput(operations: 1000) {
+            var trees = 0
+            let fusedRate = Bench.throughput(operations: 1000) {
+                for _ in 0..<1000 {
+                    let checked = validator.parseAndValidate(expression, tier: .filterFast)
+                    problems &+= checked.problems.count
+                    if checked.parsed != nil { trees &+= 1 }
+                }
+            }
+            let separateRate = try Bench.throughput(operations: 1000) {
                 for _ in 0..<1000 {
                     let parsed = try parser.parse(expression)
                     problems &+= validator.validate(parsed, tier: .filterFast).count
@@ -67,11 +86,16 @@ enum FilterBenchmarks {
                     if tree is [String: Any] { nodes &+= 1 }
                 }
             }
-            if problems != 0 || nodes == 0 { throw BenchFailure(message: "unexpected problems") }
+            if problems != 0 || nodes == 0 || trees == 0 { throw BenchFailure(message: "unexpected problems") }
             rows.append(
                 BenchRow(
-                    scenario: "filter parse+validate, \(label)", unit: "expressions/s", ours: rate,
+                    scenario: "filter parse+validate, \(label)", unit: "expressions/s", ours: fusedRate,
                     baselineName: "JSONSerialization of the same tree as JSON", baseline: baselineRate))
+            rows.append(
+                BenchRow(
+                    scenario: "filter parse, then validate the tree, \(label)", unit: "expressions/s",
+                    ours: separateRate, baselineName: "JSONSerialization of the same tree as JSON",
+                    baseline: baselineRate))
         }
 
         let objects = makeObjects(count: 100_000)

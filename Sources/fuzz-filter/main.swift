@@ -3,7 +3,8 @@
 // Invariants checked on every input (a violation traps, which libFuzzer reports as a crash):
 // - nothing traps on any input;
 // - a parsed tree prints to text that parses back to the same tree and prints identically;
-// - the printed text tokenizes.
+// - the printed text tokenizes;
+// - `parseAndValidate` agrees with parsing and then validating (tree, problems, syntax error).
 //
 // libFuzzer build (see Documentation/FilterLanguage.md):
 //
@@ -34,6 +35,7 @@ func exercise(_ bytes: [UInt8]) {
     let source = String(decoding: bytes, as: UTF8.self)
     _ = try? FilterTokenizer.tokenize(source)
     _ = FilterValidator(schema: fuzzSchema).validateSort(source, alongside: .filter).map(\.rendered)
+    checkFusedPath(source)
     let parsed: ParsedFilter
     do {
         parsed = try FilterParser().parse(source)
@@ -60,6 +62,28 @@ func exercise(_ bytes: [UInt8]) {
         }
     }
     _ = FilterEvaluator(parsed.root).matches(fuzzObject)
+}
+
+/// `parseAndValidate` (one pass) gives exactly what parsing and then validating gives: the same
+/// tree and spans, the same problems, or the same syntax error.
+func checkFusedPath(_ source: String) {
+    for tier in [nil, FilterTier.filterFast, .filter, .filterFast(conditionLimit: 1)] as [FilterTier?] {
+        for version in [nil, 1, 2, 3] as [Int?] {
+            let validator = FilterValidator(schema: fuzzSchema, classVersion: version)
+            let fused = validator.parseAndValidate(source, tier: tier)
+            do {
+                let parsed = try validator.parser.parse(source)
+                guard fused.parsed == parsed else { fail("parseAndValidate gave another tree for \(source)") }
+                guard fused.problems == validator.validate(parsed, tier: tier) else {
+                    fail("parseAndValidate gave other problems for \(source)")
+                }
+            } catch {
+                guard fused.parsed == nil, fused.problems == [error] else {
+                    fail("parseAndValidate gave another syntax error for \(source)")
+                }
+            }
+        }
+    }
 }
 
 FuzzDriver.main { bytes in exercise(bytes) }

@@ -59,18 +59,6 @@ struct CompiledFilter {
 enum FilterCompiler {
     static func compile(_ text: String, tier: FilterParameter, schema: ListSchema) throws(APIError) -> CompiledFilter {
         let parameter = tier.parameter
-        let parsed: ParsedFilter
-        do {
-            parsed = try FilterParser().parse(text)
-        } catch {
-            // A hand-written `filter=name+==+'x'` fails at its first `+`: say how spaces are sent.
-            let failsAtPlus =
-                error.range.map { range in
-                    let bytes = Array(text.utf8)
-                    return range.lowerBound < bytes.count && bytes[range.lowerBound] == UInt8(ascii: "+")
-                } ?? false
-            throw .invalid(error.message + (failsAtPlus ? APIError.plusHint : ""), path: parameter)
-        }
         // The properties usable on the listed class (version already resolved) as one version.
         var declared = FilterExpression.FilterSchema()
         declared.addVersion(1)
@@ -82,7 +70,22 @@ enum FilterCompiler {
         case .fast(let limit): libraryTier = .filterFast(conditionLimit: limit)
         case .full: libraryTier = .filter
         }
-        let problems = FilterValidator(schema: declared, classVersion: 1).validate(parsed, tier: libraryTier)
+        // One pass: each condition is checked as it is parsed.
+        let checked = FilterValidator(schema: declared, classVersion: 1).parseAndValidate(text, tier: libraryTier)
+        let problems = checked.problems
+        guard let parsed = checked.parsed else {
+            // A syntax error, the only problem. A hand-written `filter=name+==+'x'` fails at its
+            // first `+`: say how spaces are sent.
+            let error = problems.first
+            let failsAtPlus =
+                error?.range.map { range in
+                    let bytes = Array(text.utf8)
+                    return range.lowerBound < bytes.count && bytes[range.lowerBound] == UInt8(ascii: "+")
+                } ?? false
+            throw .invalid(
+                (error?.message ?? "invalid filter expression") + (failsAtPlus ? APIError.plusHint : ""),
+                path: parameter)
+        }
         if let problem = problems.first {
             switch problem.code {
             case .unknownProperty, .propertyNotFilterable, .propertyRequiresFullMode:
