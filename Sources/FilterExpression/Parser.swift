@@ -99,8 +99,9 @@ public struct FilterParser: Sendable {
             do throws(FilterError) {
                 try state.advance()
                 root = try state.parseExpression()
-                spans = state.spans
-                deferred = state.deferred
+                // Swapped out rather than copied, so no retain and release per array.
+                swap(&spans, &state.spans)
+                swap(&deferred, &state.deferred)
             } catch {
                 failure = error
             }
