@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Upcoming language features applied to every target in one place, so no module drifts.
@@ -7,6 +7,13 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+// The client's request path runs on its caller's actor: in these modules a `nonisolated` async
+// function does not hop to the global executor (SE-0461), so a call made on the main actor costs
+// no thread switch beyond the network's. Work that must leave the caller's actor says so with
+// `@concurrent` (large answers are decoded that way). The loops of Realtime and DataSyncLive run
+// in tasks of their own and keep the default.
+let callerIsolatedTargets: Set<String> = ["Transport", "Auth", "PubNubCore", "DataSync", "Messaging"]
 
 let package = Package(
     name: "DataSyncSwift",
@@ -239,5 +246,8 @@ let package = Package(
 for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: upcomingFeatures)
+    if callerIsolatedTargets.contains(target.name) {
+        settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    }
     target.swiftSettings = settings
 }

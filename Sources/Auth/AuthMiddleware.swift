@@ -22,7 +22,7 @@ public import Transport
 /// let store = TokenStore(token: initialToken)
 /// let client = httpClient.with([AuthMiddleware(store: store, provider: myProvider)])
 /// ```
-public struct AuthMiddleware: HTTPMiddleware {
+public struct AuthMiddleware: CallerIsolatedMiddleware {
     /// The query parameter carrying the token.
     public static let queryName = "auth"
     /// The message the service sends (HTTP 403) for a token past its TTL.
@@ -79,6 +79,13 @@ public struct AuthMiddleware: HTTPMiddleware {
     /// - Throws: ``AuthError`` with ``AuthError/Code-swift.struct/tokenUnavailable`` when no token
     ///   is set and the provider fails; otherwise whatever `next` throws.
     public func intercept(
+        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await interceptOnCallersActor(request, next: next)
+    }
+
+    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
+    package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         if Self.isExempt(request) {

@@ -11,7 +11,7 @@ final class CurlTransfer {
     var easy: OpaquePointer?
     var headerList: OpaquePointer?
     var requestBody: UnsafeMutableRawBufferPointer?
-    var responseHeaders: [HTTPHeaders.Field] = []
+    var responseHeaders = CurlHeaderLines()
     var responseBody: [UInt8] = []
     var exceededLimit = false
 
@@ -34,24 +34,51 @@ final class CurlTransfer {
     }
 
     /// Called for every header line, including status lines of interim (1xx) responses.
-    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
-        var bytes = line[...]
-        while let last = bytes.last, last == 0x0D || last == 0x0A { bytes = bytes.dropLast() }
-        if bytes.isEmpty { return }
-        if bytes.starts(with: Array("HTTP/".utf8)) {
-            // A new response begins (after a 100 Continue, say): forget the previous one's headers.
-            responseHeaders.removeAll()
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) { responseHeaders.receive(line) }
+}
+
+/// The header fields of the response being received, built from libcurl's header lines.
+///
+/// Works on the bytes directly (no Foundation trimming, no intermediate arrays): it runs for
+/// every header of every response, on the thread that completes the transfer.
+struct CurlHeaderLines {
+    /// The fields so far, in arrival order.
+    private(set) var fields: [HTTPHeaders.Field] = []
+
+    /// Takes one line as libcurl hands it over (with its line ending): a status line starts the
+    /// fields afresh (an interim `100 Continue` came first), a line starting with a space or tab
+    /// continues the previous field (obsolete folding, joined with one space), a line without a
+    /// colon is ignored, and leading and trailing spaces and tabs of a value are dropped.
+    mutating func receive(_ line: UnsafeBufferPointer<UInt8>) {
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+        if end == 0 { return }
+        if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {
+            // "HTTP/": a new response begins.
+            fields.removeAll(keepingCapacity: true)
             return
         }
-        if let first = bytes.first, first == 0x20 || first == 0x09, let previous = responseHeaders.popLast() {
-            let folded = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            responseHeaders.append(HTTPHeaders.Field(name: previous.name, value: previous.value + " " + folded))
+        if Self.isBlank(line[0]), let previous = fields.popLast() {
+            let folded = Self.text(line, from: 0, to: end)
+            fields.append(HTTPHeaders.Field(name: previous.name, value: previous.value + " " + folded))
             return
         }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: bytes[..<colon], as: UTF8.self)
-        let value = String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self)
-        responseHeaders.append(HTTPHeaders.Field(name: name, value: value.trimmingCharacters(in: .whitespaces)))
+        var colon = 0
+        while colon < end, line[colon] != 0x3A { colon += 1 }
+        guard colon < end else { return }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
+        fields.append(HTTPHeaders.Field(name: name, value: Self.text(line, from: colon + 1, to: end)))
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+    /// `line[start..<end]` without leading and trailing spaces and tabs, as a string.
+    private static func text(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> String {
+        var start = start
+        var end = end
+        while start < end, isBlank(line[start]) { start += 1 }
+        while end > start, isBlank(line[end - 1]) { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
 }
 
@@ -435,7 +462,8 @@ final class CurlEngine: @unchecked Sendable {
             return .failure(TransportError(code: .invalidResponse, message: "no HTTP status in the response"))
         }
         return .success(
-            HTTPResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody))
+            HTTPResponse(
+                status: status, headers: HTTPHeaders(transfer.responseHeaders.fields), body: transfer.responseBody))
     }
 
     /// Maps a libcurl result code to a transport error.

@@ -66,11 +66,20 @@ public final class CurlHTTPClient: HTTPClient {
     ///   that cannot be sent, ``TransportError/Code-swift.struct/cancelled`` when the task is
     ///   cancelled, and the code matching any network failure.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, isolation: #isolation)
+    }
+
+    /// `send` on the caller's actor: the transfer starts there and the answer resumes there.
+    private func send(_ request: HTTPRequest, isolation: isolated (any Actor)?) async throws -> HTTPResponse {
         try request.validateForSending()
         let engine = self.engine
         let id = engine.register()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            // Capturing the isolated parameter keeps this closure on the caller's actor; a plain
+            // closure here would hop to the global executor and back (two thread switches).
+            _ = isolation
+            return try await withCheckedThrowingContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 engine.submit(id: id, request: request, continuation: continuation)
             }
         } onCancel: {

@@ -31,7 +31,7 @@ public protocol HTTPClient: Sendable {
 /// ```swift
 /// struct UserAgent: HTTPMiddleware {
 ///     func intercept(
-///         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+///         _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
 ///     ) async throws -> HTTPResponse {
 ///         var request = request
 ///         request.headers["User-Agent"] = "my-app/1.0"
@@ -39,9 +39,27 @@ public protocol HTTPClient: Sendable {
 ///     }
 /// }
 /// ```
+///
+/// `next` is `@concurrent`: it runs on the global executor, whatever actor the middleware runs on.
+/// Spelling the attribute out, as above, makes the conformance compile the same with and without
+/// `NonisolatedNonsendingByDefault` (Swift 6.2's approachable concurrency); without that feature
+/// the plain `@Sendable (HTTPRequest) async throws -> HTTPResponse` means the same.
+/// A chain of only the SDK's own middlewares (auth, retry) never leaves the caller's actor; a
+/// middleware of yours adds one hop to the global executor and one back.
 public protocol HTTPMiddleware: Sendable {
     /// Handles `request`, calling `next` to pass it on towards the client.
     func intercept(
+        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse
+}
+
+/// A middleware of the SDK's own whose chain runs on the caller's actor: ``MiddlewareClient``
+/// calls ``interceptOnCallersActor(_:next:)`` instead of
+/// ``HTTPMiddleware/intercept(_:next:)``, so the request goes on to the next link without a hop
+/// to the global executor. Its `intercept` must behave the same (it forwards to it).
+package protocol CallerIsolatedMiddleware: HTTPMiddleware {
+    /// Handles `request` on the caller's actor, calling `next` (also on the caller's actor).
+    func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse
 }
@@ -67,7 +85,13 @@ public struct MiddlewareClient: HTTPClient {
 
     private func run(_ request: HTTPRequest, from index: Int) async throws -> HTTPResponse {
         guard index < middlewares.count else { return try await client.send(request) }
-        return try await middlewares[index].intercept(request) { next in
+        let middleware = middlewares[index]
+        if let own = middleware as? any CallerIsolatedMiddleware {
+            return try await own.interceptOnCallersActor(request) { next in
+                try await self.run(next, from: index + 1)
+            }
+        }
+        return try await middleware.intercept(request) { next in
             try await self.run(next, from: index + 1)
         }
     }

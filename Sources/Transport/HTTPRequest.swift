@@ -108,30 +108,56 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// The encoded query string without the leading `?` (empty when there are no items).
     public var encodedQuery: String {
-        var parts: [String] = []
-        parts.reserveCapacity(queryItems.count)
-        for item in queryItems {
-            let name = Self.percentEncode(item.name)
-            if let value = item.value {
-                parts.append(name + "=" + Self.percentEncode(value))
-            } else {
-                parts.append(name)
-            }
-        }
-        return parts.joined(separator: "&")
+        var output: [UInt8] = []
+        appendEncodedQuery(to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The path and query as sent in an HTTP/1.1 request line (`/v1/x?a=1`).
     public var target: String {
-        let query = encodedQuery
-        return query.isEmpty ? path : path + "?" + query
+        var output: [UInt8] = []
+        appendTarget(to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The full URL text, for example `https://ps.pndsn.com/time/0?uuid=a`.
     public var url: String {
-        var authority = host.contains(":") ? "[\(host)]" : host
-        if let port { authority += ":\(port)" }
-        return scheme + "://" + authority + target
+        // One buffer for the whole URL: this runs for every request sent.
+        var output: [UInt8] = []
+        output.reserveCapacity(scheme.utf8.count + host.utf8.count + path.utf8.count + 16 + queryItems.count * 24)
+        output.append(contentsOf: scheme.utf8)
+        output.append(contentsOf: "://".utf8)
+        let bracketed = host.utf8.contains(UInt8(ascii: ":"))
+        if bracketed { output.append(UInt8(ascii: "[")) }
+        output.append(contentsOf: host.utf8)
+        if bracketed { output.append(UInt8(ascii: "]")) }
+        if let port {
+            output.append(UInt8(ascii: ":"))
+            output.append(contentsOf: String(port).utf8)
+        }
+        appendTarget(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func appendTarget(to output: inout [UInt8]) {
+        output.append(contentsOf: path.utf8)
+        guard !queryItems.isEmpty else { return }
+        output.append(UInt8(ascii: "?"))
+        let mark = output.count
+        appendEncodedQuery(to: &output)
+        // A query that encodes to nothing (one nameless item) sends no "?".
+        if output.count == mark { output.removeLast() }
+    }
+
+    private func appendEncodedQuery(to output: inout [UInt8]) {
+        for (index, item) in queryItems.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "&")) }
+            Self.appendPercentEncoded(item.name, to: &output)
+            if let value = item.value {
+                output.append(UInt8(ascii: "="))
+                Self.appendPercentEncoded(value, to: &output)
+            }
+        }
     }
 
     /// Percent-encodes one path segment: every byte but RFC 3986 unreserved characters is encoded,
@@ -163,7 +189,11 @@ public struct HTTPRequest: Sendable, Hashable {
     public static func percentEncode(_ text: String) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        appendPercentEncoded(text, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func appendPercentEncoded(_ text: String, to output: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -172,10 +202,14 @@ public struct HTTPRequest: Sendable, Hashable {
                 output.append(byte)
             default:
                 output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
         }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The uppercase hexadecimal digit of `nibble` (0...15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

@@ -80,7 +80,7 @@ public struct HTTPLogRecord: Sendable, Hashable, CustomStringConvertible {
 /// ```swift
 /// let client = base.with([LoggingMiddleware(sink: ClosureLogSink { print($0) })])
 /// ```
-public struct LoggingMiddleware: HTTPMiddleware {
+public struct LoggingMiddleware: CallerIsolatedMiddleware {
     /// The text that replaces a secret.
     public static let redacted = "REDACTED"
 
@@ -116,6 +116,13 @@ public struct LoggingMiddleware: HTTPMiddleware {
 
     /// Logs the request, passes it on, and logs the response or the failure.
     public func intercept(
+        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await interceptOnCallersActor(request, next: next)
+    }
+
+    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
+    package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let url = redactedURL(request)

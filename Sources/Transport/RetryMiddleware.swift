@@ -20,7 +20,7 @@ public import Foundation
 /// ```swift
 /// let client = base.with([RetryMiddleware(policy: .linear(delay: .seconds(2), maximumRetries: 3))])
 /// ```
-public struct RetryMiddleware: HTTPMiddleware {
+public struct RetryMiddleware: CallerIsolatedMiddleware {
     /// The policy applied to every request.
     public let policy: RetryPolicy
     /// The longest a call may take, attempts and waits included; `nil` for no overall bound.
@@ -51,6 +51,13 @@ public struct RetryMiddleware: HTTPMiddleware {
 
     /// Sends the request, resending it while the policy allows.
     public func intercept(
+        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await interceptOnCallersActor(request, next: next)
+    }
+
+    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
+    package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         var retry = 0

@@ -64,6 +64,11 @@ public final class URLSessionHTTPClient: HTTPClient {
     ///   that cannot be sent, ``TransportError/Code-swift.struct/cancelled`` when the task is
     ///   cancelled, and the code matching any network failure.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, isolation: #isolation)
+    }
+
+    /// `send` on the caller's actor (see ``CurlHTTPClient``'s for why the isolation is explicit).
+    private func send(_ request: HTTPRequest, isolation: isolated (any Actor)?) async throws -> HTTPResponse {
         try request.validateForSending()
         if Task.isCancelled {
             throw TransportError(code: .cancelled, message: "the request was cancelled", isRetryable: false)
@@ -91,7 +96,9 @@ public final class URLSessionHTTPClient: HTTPClient {
         }
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            _ = isolation
+            return try await withCheckedThrowingContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     continuation.resume(
                         with: Self.result(

@@ -10,6 +10,30 @@ enum LoopbackSocket {
         }
     }
 
+    /// A loopback port that was free a moment ago: bound to port 0, read back, released. Good
+    /// enough for handing a child process a port in a benchmark.
+    static func freePort() throws -> UInt16 {
+        #if canImport(Darwin)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { throw BenchFailure(message: "socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound, address.sin_port != 0 else { throw BenchFailure(message: "no free loopback port") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
     /// A connected TCP socket to `127.0.0.1:port`, with Nagle's algorithm off.
     static func connect(port: UInt16) throws -> Int32 {
         #if canImport(Darwin)

@@ -27,6 +27,9 @@ let groups: [BenchGroup] = [
         name: "transport", run: TransportBenchmarks.run,
         summary: "curl backend vs URLSession: sequential and 16 concurrent small GETs"),
     BenchGroup(
+        name: "roundtrip", run: CurlRoundTripBench.run,
+        summary: "getUser over curl against the in-process emulator vs a bare libcurl loop (plain task, main actor)"),
+    BenchGroup(
         name: "client", run: ClientBenchmarks.run,
         summary: "typed page decode and request building vs JSONDecoder/JSONEncoder"),
     BenchGroup(

@@ -21,6 +21,19 @@ struct HTTPRequestTests {
         #expect(request.encodedQuery == "q=" + encoded)
     }
 
+    @Test("the URL is built byte for byte: scheme, bracketed IPv6 host, port, path, query, encoded")
+    func urlShapes() {
+        let empty = HTTPRequest(host: "example.com", path: "/a", queryItems: [HTTPQueryItem(name: "", value: nil)])
+        #expect(empty.target == "/a")
+        #expect(empty.url == "https://example.com/a")
+        let emptyValue = HTTPRequest(
+            scheme: "http", host: "fe80::1", port: 80, path: "/p%2Fq",
+            queryItems: [HTTPQueryItem(name: "k", value: ""), HTTPQueryItem(name: "ü ~", value: "a/b+c\u{0}")])
+        #expect(emptyValue.encodedQuery == "k=&%C3%BC%20~=a%2Fb%2Bc%00")
+        #expect(emptyValue.url == "http://[fe80::1]:80/p%2Fq?k=&%C3%BC%20~=a%2Fb%2Bc%00")
+        #expect(HTTPRequest.percentEncode("\u{FF}\u{10}zZ09-._~") == "%C3%BF%10zZ09-._~")
+    }
+
     @Test("a bare query item has no equals sign and the order is kept")
     func bareQueryItem() {
         let request = HTTPRequest(
