@@ -435,42 +435,57 @@ private struct AnswerReader {
     /// `envelopes` in place (a `Result` in between cost a copy of every envelope), or its problem.
     private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
         try consume(UInt8(ascii: "{"))
+        // Fields are read into locals and the envelope is made once at the end, from their last
+        // uses, so it is moved into the array rather than copied (a `var` envelope filled in
+        // place and appended was copied field by field).
         var channel: String?
         var published: SubscribeCursor?
         var typeValue: JSONValue?
-        var envelope = SubscribeEnvelope(
-            published: SubscribeCursor(timetoken: 0, region: 0), channel: "", payload: .null)
+        var payload = JSONValue.null
+        var publisher: String?
+        var shard: String?
+        var flags: Int?
+        var subscribeKey: String?
+        var subscriptionMatch: String?
+        var metadata: JSONValue?
+        var sequence: Int?
+        var origination: SubscribeCursor?
+        var customMessageType: String?
         if try objectHasMembers() {
             repeat {
                 switch try key() {
                 case .c: channel = try string(depth: 3, reusing: .channel)
                 case .p: published = try cursor(depth: 3)
-                case .d: envelope.payload = try value(depth: 3)
+                case .d: payload = try value(depth: 3)
                 case .e: typeValue = try value(depth: 3)
-                case .i: envelope.publisher = try string(depth: 3, reusing: .publisher)
-                case .a: envelope.shard = try string(depth: 3, reusing: .shard)
-                case .f: envelope.flags = try value(depth: 3).intValue
-                case .k: envelope.subscribeKey = try string(depth: 3, reusing: .subscribeKey)
-                case .b: envelope.subscriptionMatch = try string(depth: 3, reusing: .match)
+                case .i: publisher = try string(depth: 3, reusing: .publisher)
+                case .a: shard = try string(depth: 3, reusing: .shard)
+                case .f: flags = try value(depth: 3).intValue
+                case .k: subscribeKey = try string(depth: 3, reusing: .subscribeKey)
+                case .b: subscriptionMatch = try string(depth: 3, reusing: .match)
                 case .u:
-                    let metadata = try value(depth: 3)
-                    envelope.metadata = metadata.isNull ? JSONValue?.none : metadata
-                case .s: envelope.sequence = try value(depth: 3).intValue
-                case .o: envelope.origination = try cursor(depth: 3)
-                case .cmt: envelope.customMessageType = try string(depth: 3, reusing: .messageType)
+                    let value = try value(depth: 3)
+                    metadata = value.isNull ? JSONValue?.none : value
+                case .s: sequence = try value(depth: 3).intValue
+                case .o: origination = try cursor(depth: 3)
+                case .cmt: customMessageType = try string(depth: 3, reusing: .messageType)
                 case .m, .r, .t, .other: try skipValue(depth: 3)
                 }
             } while try nextMember()
         }
         guard let channel else { return Problem(text: "no \"c\" channel") }
         guard let published else { return Problem(text: "no readable \"p\" timetoken") }
+        var type: Int?
         if let raw = typeValue, !raw.isNull {
             guard let number = raw.intValue else { return Problem(text: "\"e\" is not an integer") }
-            envelope.type = number
+            type = number
         }
-        envelope.channel = channel
-        envelope.published = published
-        envelopes.append(envelope)
+        envelopes.append(
+            SubscribeEnvelope(
+                shard: shard, flags: flags, type: type, publisher: publisher, sequence: sequence,
+                published: published, origination: origination, subscribeKey: subscribeKey, channel: channel,
+                subscriptionMatch: subscriptionMatch, payload: payload, metadata: metadata,
+                customMessageType: customMessageType))
         return nil
     }
 
@@ -503,6 +518,14 @@ private struct AnswerReader {
             var position = index + 1
             var number: UInt64 = 0
             var overflowed = false
+            // Nineteen digits always fit UInt64, so those need no overflow checks.
+            let unchecked = Swift.min(bytes.count, position + 19)
+            while position < unchecked {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                number = number &* 10 &+ UInt64(digit)
+                position += 1
+            }
             while position < bytes.count {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
