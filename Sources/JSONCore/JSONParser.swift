@@ -73,10 +73,34 @@ struct JSONParser {
     var depth: Int = 0
     let options: JSONParsingOptions
     /// Scratch stacks shared by every nesting level: a container's members are collected here and
-    /// copied out once, at their final size, instead of growing a fresh array or dictionary
+    /// moved out once, at their final size, instead of growing a fresh array or dictionary
     /// (growth and rehashing were a third of parse time).
+    ///
+    /// Only the first `elementCount` / `memberCount` slots are in use; the slots past them hold
+    /// trivial placeholders (`.null`, an empty name), so the stacks never shrink and a container's
+    /// members leave them by a move, with no reference counting and no destruction per member.
     var elementStack: [JSONValue] = []
-    var memberStack: [(key: String, value: JSONValue)] = []
+    var elementCount = 0
+    var memberStack: [JSONObject.Member] = []
+    var memberCount = 0
+    /// A fingerprint of each collected member's name (see `fingerprint(_:count:)`), so the check
+    /// for repeated names compares integers and looks at the names only when two prints agree.
+    var memberPrints: [UInt64] = []
+    /// Member names already made into strings, by where their bytes are in the buffer: a payload
+    /// repeats a few names in every object, and comparing a name's bytes with an earlier
+    /// occurrence is cheaper than making (and for longer names allocating) a new `String`.
+    /// Direct-mapped, allocated at the first name.
+    var nameCache: [CachedName] = []
+
+    struct CachedName {
+        var start: Int
+        var count: Int
+        var name: String
+    }
+
+    static let nameCacheSize = 32
+    /// Longer names are made afresh every time.
+    static let longestCachedName = 32
 
     static func parse(_ bytes: UnsafeRawBufferPointer, options: JSONParsingOptions) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes, options: options)
@@ -173,10 +197,16 @@ struct JSONParser {
             depth -= 1
             return .array([])
         }
-        let base = elementStack.count
+        let base = elementCount
         while true {
             skipWhitespace()
-            elementStack.append(try parseValue())
+            let element = try parseValue()
+            if elementCount < elementStack.count {
+                elementStack[elementCount] = element
+            } else {
+                elementStack.append(element)
+            }
+            elementCount += 1
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.unexpectedEnd, "expected ',' or ']' in an array, found the end of the input")
@@ -187,9 +217,7 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 index += 1
                 depth -= 1
-                let elements = Array(elementStack[base...])
-                elementStack.removeSubrange(base...)
-                return .array(elements)
+                return .array(moveElements(from: base))
             default:
                 throw error(.unexpectedCharacter, "expected ',' or ']' in an array, found \(describeCurrent())")
             }
@@ -205,7 +233,7 @@ struct JSONParser {
             depth -= 1
             return .object([:])
         }
-        let base = memberStack.count
+        let base = memberCount
         while true {
             skipWhitespace()
             guard index < bytes.count else {
@@ -214,7 +242,7 @@ struct JSONParser {
             guard bytes[index] == quote else {
                 throw error(.unexpectedCharacter, "expected a key string in an object, found \(describeCurrent())")
             }
-            let key = try parseString()
+            let (key, print) = try parseName()
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.unexpectedEnd, "expected ':' after an object key, found the end of the input")
@@ -224,7 +252,15 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            memberStack.append((key, try parseValue()))
+            let member = (key: JSONObject.MemberName(key), value: try parseValue())
+            if memberCount < memberStack.count {
+                memberStack[memberCount] = member
+                memberPrints[memberCount] = print
+            } else {
+                memberStack.append(member)
+                memberPrints.append(print)
+            }
+            memberCount += 1
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.unexpectedEnd, "expected ',' or '}' in an object, found the end of the input")
@@ -243,20 +279,147 @@ struct JSONParser {
         }
     }
 
-    /// Moves the members collected since `base` into a dictionary sized once. A repeated key keeps
-    /// its last value, or is an error when the options say so.
-    mutating func collectMembers(from base: Int) throws -> JSONObject {
-        var members = [JSONObject.MemberName: JSONValue](minimumCapacity: memberStack.count - base)
-        for position in base..<memberStack.count {
-            let member = memberStack[position]
-            if members.updateValue(member.value, forKey: JSONObject.MemberName(member.key)) != nil
-                && options.rejectsDuplicateKeys
-            {
-                throw error(.duplicateKey, "the key \"\(member.key)\" appears twice in one object")
+    /// Moves the elements collected since `base` into an array of their own and leaves
+    /// placeholders in their slots.
+    mutating func moveElements(from base: Int) -> [JSONValue] {
+        let end = elementCount
+        elementCount = base
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(end - base)
+        elementStack.withUnsafeMutableBufferPointer { stack in
+            guard let source = stack.baseAddress else { return }
+            for position in base..<end {
+                elements.append((source + position).move())
+                (source + position).initialize(to: .null)
             }
         }
-        memberStack.removeSubrange(base...)
+        return elements
+    }
+
+    /// Moves the members collected since `base` into an object sized once: a small object's array
+    /// (names compared, not hashed) up to `JSONObject.smallObjectLimit` members, a dictionary
+    /// beyond. A repeated key keeps its first position and its last value, or is an error when the
+    /// options say so.
+    mutating func collectMembers(from base: Int) throws -> JSONObject {
+        let count = memberCount - base
+        if count <= JSONObject.smallObjectLimit {
+            if let members = moveDistinctMembers(from: base) { return JSONObject(smallMembers: members) }
+            var members = ContiguousArray<JSONObject.Member>()
+            members.reserveCapacity(count)
+            for position in base..<memberCount {
+                let member = memberStack[position]
+                if let existing = JSONObject.position(of: member.key, in: members) {
+                    if options.rejectsDuplicateKeys {
+                        throw error(.duplicateKey, "the key \"\(member.key.string)\" appears twice in one object")
+                    }
+                    members[existing].value = member.value
+                } else {
+                    members.append(member)
+                }
+            }
+            releaseMembers(from: base)
+            return JSONObject(smallMembers: members)
+        }
+        var members = [JSONObject.MemberName: JSONValue](minimumCapacity: count)
+        for position in base..<memberCount {
+            let member = memberStack[position]
+            if members.updateValue(member.value, forKey: member.key) != nil && options.rejectsDuplicateKeys {
+                throw error(.duplicateKey, "the key \"\(member.key.string)\" appears twice in one object")
+            }
+        }
+        releaseMembers(from: base)
         return JSONObject(storage: members)
+    }
+
+    /// Puts placeholders back in the member slots from `base` on, releasing what they held.
+    mutating func releaseMembers(from base: Int) {
+        for position in base..<memberCount { memberStack[position] = (key: JSONObject.MemberName(""), value: .null) }
+        memberCount = base
+    }
+
+    /// The members collected since `base`, moved (not copied: no reference counting per member)
+    /// into an array of their own, with placeholders left in their slots, when their names are all
+    /// distinct; nil, with the stack untouched, when a name repeats.
+    mutating func moveDistinctMembers(from base: Int) -> ContiguousArray<JSONObject.Member>? {
+        let count = memberCount - base
+        let end = memberCount
+        let distinct = memberPrints.withUnsafeBufferPointer { prints in
+            memberStack.withUnsafeBufferPointer { stack in
+                for later in base..<end {
+                    for earlier in base..<later
+                    where prints[earlier] == prints[later] && stack[earlier].key == stack[later].key {
+                        return false
+                    }
+                }
+                return true
+            }
+        }
+        guard distinct else { return nil }
+        memberCount = base
+        // Appending to a reserved array keeps the allocation specialised (building one through
+        // `init(unsafeUninitializedCapacity:)` looked up the tuple array's metadata at run time).
+        var members = ContiguousArray<JSONObject.Member>()
+        members.reserveCapacity(count)
+        memberStack.withUnsafeMutableBufferPointer { stack in
+            guard let source = stack.baseAddress else { return }
+            for position in base..<end {
+                members.append((source + position).move())
+                (source + position).initialize(to: (key: JSONObject.MemberName(""), value: .null))
+            }
+        }
+        return members
+    }
+
+    /// A member name: plain ASCII names (no escapes) of up to `longestCachedName` bytes come from
+    /// `nameCache` when the same bytes were seen before; anything else is read by `parseString`.
+    mutating func parseName() throws -> (name: String, print: UInt64) {
+        let start = index + 1
+        var position = start
+        let limit = Swift.min(bytes.count, start + Self.longestCachedName + 1)
+        while position < limit {
+            let byte = bytes[position]
+            if byte == quote {
+                let count = position - start
+                index = position + 1
+                let print = Self.fingerprint(UnsafeRawBufferPointer(rebasing: bytes[start..<position]), count: count)
+                return (cachedName(start: start, count: count), print)
+            }
+            guard byte >= 0x20, byte < 0x80, byte != backslash else { break }
+            position += 1
+        }
+        let name = try parseString()
+        return (name, Self.fingerprint(name.utf8, count: name.utf8.count))
+    }
+
+    /// The byte count of a name's UTF-8 in the top byte and its first seven bytes below: equal
+    /// names have equal prints, so different prints mean different names.
+    @inline(__always)
+    static func fingerprint(_ utf8: some Sequence<UInt8>, count: Int) -> UInt64 {
+        var print = UInt64(truncatingIfNeeded: count) << 56
+        var shift: UInt64 = 0
+        for byte in utf8.prefix(7) {
+            print |= UInt64(byte) << shift
+            shift += 8
+        }
+        return print
+    }
+
+    /// The plain ASCII name at `bytes[start..<start + count]`, from the cache or made and cached.
+    @inline(__always)
+    mutating func cachedName(start: Int, count: Int) -> String {
+        if nameCache.isEmpty {
+            nameCache = Array(repeating: CachedName(start: 0, count: -1, name: ""), count: Self.nameCacheSize)
+        }
+        let first = count > 0 ? Int(bytes[start]) : 0
+        let last = count > 0 ? Int(bytes[start + count - 1]) : 0
+        let slot = (first &+ last &* 7 &+ count &* 13) & (Self.nameCacheSize - 1)
+        let cached = nameCache[slot]
+        if cached.count == count, JSONValueReader.bytesEqual(bytes, cached.start, start, count: count) {
+            return cached.name
+        }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]), as: UTF8.self)
+        nameCache[slot] = CachedName(start: start, count: count, name: name)
+        return name
     }
 
     mutating func parseString() throws -> String {
@@ -266,6 +429,14 @@ struct JSONParser {
         // Fast path: scan to the closing quote; if there is no escape, validate the slice once
         // (and not at all when every byte was ASCII).
         var sawNonASCII = false
+        // Eight bytes at a time while none of them ends the fast path; the byte loop below finds
+        // which byte of the last word did.
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if Self.holdsQuoteBackslashOrControl(word) { break }
+            sawNonASCII = sawNonASCII || word & 0x8080_8080_8080_8080 != 0
+            index += 8
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == quote {
@@ -324,6 +495,21 @@ struct JSONParser {
             }
         }
         throw error(.unexpectedEnd, "unterminated string starting", at: openQuote)
+    }
+
+    /// Whether any byte of `word` is `"`, `\` or below 0x20: the bytes a string scan must stop
+    /// at. Each test is the exact "some byte is zero / below n" bit trick, so no byte is missed
+    /// and none is reported falsely.
+    @inline(__always)
+    static func holdsQuoteBackslashOrControl(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(quote))
+        let backslashes = word ^ (ones &* UInt64(backslash))
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highBits != 0
     }
 
     func makeString(_ slice: UnsafeRawBufferPointer, at offset: Int) throws -> String {

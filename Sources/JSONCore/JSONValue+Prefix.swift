@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses single JSON values at chosen offsets of a larger buffer, for a decoder that walks a
 /// document's fixed outer shape itself and wants a ``JSONValue`` only for some members (the
 /// subscribe-answer decoder reads envelopes from the bytes and keeps each payload as a value).
@@ -6,6 +8,14 @@
 /// document: its scratch storage is reused from one value to the next.
 package struct JSONValueReader {
     private var parser: JSONParser
+
+    /// Whether the `count` bytes at `first` and at `second` of `bytes` are the same, for a reader
+    /// that reuses a `String` it made from an earlier occurrence of the same text.
+    @inline(__always)
+    package static func bytesEqual(_ bytes: UnsafeRawBufferPointer, _ first: Int, _ second: Int, count: Int) -> Bool {
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        return memcmp(base + first, base + second, count) == 0
+    }
 
     /// A reader over `bytes`; `options` apply to every value read, with the nesting limit counted
     /// from the document's root (see ``value(at:depth:)``).

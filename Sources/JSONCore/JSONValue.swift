@@ -254,9 +254,7 @@ extension JSONValue: ExpressibleByArrayLiteral {
 extension JSONValue: ExpressibleByDictionaryLiteral {
     /// Creates an object. When a key repeats, the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        var members = [JSONObject.MemberName: JSONValue](minimumCapacity: elements.count)
-        for (key, value) in elements { members[JSONObject.MemberName(key)] = value }
-        self = .object(JSONObject(storage: members))
+        self = .object(JSONObject(uniqueKeysWithValues: elements))
     }
 }
 

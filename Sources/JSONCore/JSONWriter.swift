@@ -62,10 +62,10 @@ package struct JSONWriter {
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            if sortedKeys {
-                // Sorting the pairs, not the keys, saves a hash lookup per member. Scalar order, so
-                // two names that differ only in normalisation still come out in one fixed order.
-                for (key, member) in members.storage.sorted(by: { ScalarText.less($0.key.string, $1.key.string) }) {
+            if sortedKeys && members.count > 1 {
+                // Sorting the pairs, not the keys, saves a lookup per member. Scalar order, so two
+                // names that differ only in normalisation still come out in one fixed order.
+                for (key, member) in members.sortedMembers {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
                     writeString(key.string)
@@ -73,7 +73,7 @@ package struct JSONWriter {
                     try write(member)
                 }
             } else {
-                for (key, member) in members.storage {
+                try members.forEachMember { key, member in
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
                     writeString(key.string)

@@ -278,7 +278,21 @@ private enum AnswerKey {
         }
     }
 
-    private static func single(_ byte: UInt8) -> AnswerKey {
+    /// The name held by `bytes[start..<end]`, read without building a slice.
+    @inline(__always)
+    init(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) {
+        switch end - start {
+        case 1: self = Self.single(bytes[start])
+        case 3:
+            let isCMT =
+                bytes[start] == UInt8(ascii: "c") && bytes[start + 1] == UInt8(ascii: "m")
+                && bytes[start + 2] == UInt8(ascii: "t")
+            self = isCMT ? .cmt : .other
+        default: self = .other
+        }
+    }
+
+    fileprivate static func single(_ byte: UInt8) -> AnswerKey {
         switch byte {
         case UInt8(ascii: "a"): .a
         case UInt8(ascii: "b"): .b
@@ -300,6 +314,51 @@ private enum AnswerKey {
     }
 }
 
+/// The envelope fields whose strings the byte reader reuses from one envelope to the next.
+private enum StringField {
+    case channel, publisher, shard, subscribeKey, match, messageType
+}
+
+/// A string made from `count` bytes at `start` of the answer.
+private struct SeenString {
+    let start: Int
+    let count: Int
+    let value: String
+}
+
+/// The last string read for each ``StringField``.
+private struct SeenStrings {
+    private var channel: SeenString?
+    private var publisher: SeenString?
+    private var shard: SeenString?
+    private var subscribeKey: SeenString?
+    private var match: SeenString?
+    private var messageType: SeenString?
+
+    subscript(field: StringField) -> SeenString? {
+        get {
+            switch field {
+            case .channel: channel
+            case .publisher: publisher
+            case .shard: shard
+            case .subscribeKey: subscribeKey
+            case .match: match
+            case .messageType: messageType
+            }
+        }
+        set {
+            switch field {
+            case .channel: channel = newValue
+            case .publisher: publisher = newValue
+            case .shard: shard = newValue
+            case .subscribeKey: subscribeKey = newValue
+            case .match: match = newValue
+            case .messageType: messageType = newValue
+            }
+        }
+    }
+}
+
 /// Reads `{"t":{…},"m":[{…},…]}` from the bytes: envelope members go straight into typed fields
 /// (timetokens from their digits, names from ASCII slices), and only payloads, metadata and
 /// members not known here are parsed by JSONCore, which also checks every byte this reader skips.
@@ -313,6 +372,9 @@ private struct AnswerReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var values: JSONValueReader
+    /// The last plain string read for each envelope field, to reuse when the next envelope has the
+    /// same bytes there (one subscribe key, one shard, often one channel and publisher).
+    private var seen = SeenStrings()
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -373,42 +435,57 @@ private struct AnswerReader {
     /// `envelopes` in place (a `Result` in between cost a copy of every envelope), or its problem.
     private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
         try consume(UInt8(ascii: "{"))
+        // Fields are read into locals and the envelope is made once at the end, from their last
+        // uses, so it is moved into the array rather than copied (a `var` envelope filled in
+        // place and appended was copied field by field).
         var channel: String?
         var published: SubscribeCursor?
         var typeValue: JSONValue?
-        var envelope = SubscribeEnvelope(
-            published: SubscribeCursor(timetoken: 0, region: 0), channel: "", payload: .null)
+        var payload = JSONValue.null
+        var publisher: String?
+        var shard: String?
+        var flags: Int?
+        var subscribeKey: String?
+        var subscriptionMatch: String?
+        var metadata: JSONValue?
+        var sequence: Int?
+        var origination: SubscribeCursor?
+        var customMessageType: String?
         if try objectHasMembers() {
             repeat {
                 switch try key() {
-                case .c: channel = try string(depth: 3)
+                case .c: channel = try string(depth: 3, reusing: .channel)
                 case .p: published = try cursor(depth: 3)
-                case .d: envelope.payload = try value(depth: 3)
+                case .d: payload = try value(depth: 3)
                 case .e: typeValue = try value(depth: 3)
-                case .i: envelope.publisher = try string(depth: 3)
-                case .a: envelope.shard = try string(depth: 3)
-                case .f: envelope.flags = try value(depth: 3).intValue
-                case .k: envelope.subscribeKey = try string(depth: 3)
-                case .b: envelope.subscriptionMatch = try string(depth: 3)
+                case .i: publisher = try string(depth: 3, reusing: .publisher)
+                case .a: shard = try string(depth: 3, reusing: .shard)
+                case .f: flags = try value(depth: 3).intValue
+                case .k: subscribeKey = try string(depth: 3, reusing: .subscribeKey)
+                case .b: subscriptionMatch = try string(depth: 3, reusing: .match)
                 case .u:
-                    let metadata = try value(depth: 3)
-                    envelope.metadata = metadata.isNull ? JSONValue?.none : metadata
-                case .s: envelope.sequence = try value(depth: 3).intValue
-                case .o: envelope.origination = try cursor(depth: 3)
-                case .cmt: envelope.customMessageType = try string(depth: 3)
+                    let value = try value(depth: 3)
+                    metadata = value.isNull ? JSONValue?.none : value
+                case .s: sequence = try value(depth: 3).intValue
+                case .o: origination = try cursor(depth: 3)
+                case .cmt: customMessageType = try string(depth: 3, reusing: .messageType)
                 case .m, .r, .t, .other: try skipValue(depth: 3)
                 }
             } while try nextMember()
         }
         guard let channel else { return Problem(text: "no \"c\" channel") }
         guard let published else { return Problem(text: "no readable \"p\" timetoken") }
+        var type: Int?
         if let raw = typeValue, !raw.isNull {
             guard let number = raw.intValue else { return Problem(text: "\"e\" is not an integer") }
-            envelope.type = number
+            type = number
         }
-        envelope.channel = channel
-        envelope.published = published
-        envelopes.append(envelope)
+        envelopes.append(
+            SubscribeEnvelope(
+                shard: shard, flags: flags, type: type, publisher: publisher, sequence: sequence,
+                published: published, origination: origination, subscribeKey: subscribeKey, channel: channel,
+                subscriptionMatch: subscriptionMatch, payload: payload, metadata: metadata,
+                customMessageType: customMessageType))
         return nil
     }
 
@@ -441,6 +518,14 @@ private struct AnswerReader {
             var position = index + 1
             var number: UInt64 = 0
             var overflowed = false
+            // Nineteen digits always fit UInt64, so those need no overflow checks.
+            let unchecked = Swift.min(bytes.count, position + 19)
+            while position < unchecked {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                number = number &* 10 &+ UInt64(digit)
+                position += 1
+            }
             while position < bytes.count {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
@@ -459,8 +544,10 @@ private struct AnswerReader {
         return try SubscribeResponseDecoder.timetoken(value(depth: depth))
     }
 
-    /// A member that should be a string: a plain ASCII string is sliced, anything else parsed.
-    private mutating func string(depth: Int) throws(OffTheFastPath) -> String? {
+    /// A member that should be a string: a plain ASCII string is sliced (or, when its bytes are
+    /// those the same field had in the previous envelope, that string is reused), anything else
+    /// parsed.
+    private mutating func string(depth: Int, reusing field: StringField) throws(OffTheFastPath) -> String? {
         if peek() == Self.quote {
             let start = index + 1
             var position = start
@@ -468,7 +555,16 @@ private struct AnswerReader {
                 let byte = bytes[position]
                 if byte == Self.quote {
                     index = position + 1
-                    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    let count = position - start
+                    if let seen = seen[field], seen.count == count,
+                        JSONValueReader.bytesEqual(bytes, seen.start, start, count: count)
+                    {
+                        return seen.value
+                    }
+                    let value = String(
+                        decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    seen[field] = SeenString(start: start, count: count, value: value)
+                    return value
                 }
                 // Escapes, control characters and non-ASCII (which needs validating) go to JSONCore.
                 guard byte >= 0x20, byte < 0x80, byte != Self.backslash else { break }
@@ -528,6 +624,18 @@ private struct AnswerReader {
     /// JSONCore first, so `"\u0063"` is `c`.
     private mutating func key() throws(OffTheFastPath) -> AnswerKey {
         skipSpace()
+        // The common case: a one-letter name this reader knows (so a plain letter, not an
+        // escape), its closing quote, and the `:` straight after.
+        if index + 3 < bytes.count, bytes[index] == Self.quote, bytes[index + 2] == Self.quote,
+            bytes[index + 3] == UInt8(ascii: ":")
+        {
+            let key = AnswerKey.single(bytes[index + 1])
+            if key != .other {
+                index += 4
+                skipSpace()
+                return key
+            }
+        }
         guard peek() == Self.quote else { throw OffTheFastPath() }
         let start = index + 1
         var position = start
@@ -535,7 +643,7 @@ private struct AnswerReader {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == Self.quote {
-                key = AnswerKey(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+                key = AnswerKey(bytes, from: start, to: position)
                 index = position + 1
                 break
             }

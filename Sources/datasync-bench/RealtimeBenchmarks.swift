@@ -11,6 +11,31 @@ import Transport
 /// bytes) and publish→onMessage latency on loopback through the emulator.
 enum RealtimeBenchmarks {
     static func run() async throws -> [BenchRow] {
+        var rows = try decodeRows()
+        let latency = try await latencies(rounds: 300)
+        rows.append(
+            BenchRow(
+                scenario: "realtime: publish→onMessage p50, loopback via emulator (curl)", unit: "ms",
+                ours: latency.p50, baselineName: "publish acknowledgment alone, p50", baseline: latency.ackP50,
+                higherIsBetter: false))
+        rows.append(
+            BenchRow(
+                scenario: "realtime: publish→onMessage p99, loopback via emulator (curl)", unit: "ms",
+                ours: latency.p99, baselineName: "publish acknowledgment alone, p99", baseline: latency.ackP99,
+                higherIsBetter: false))
+        if let perSubscription = await memoryPerSubscription(count: 1_000) {
+            rows.append(
+                BenchRow(
+                    scenario: "realtime: memory of a client holding 1,000 subscriptions (RSS delta / 1,000)",
+                    unit: "bytes", ours: perSubscription, higherIsBetter: false))
+        }
+        return rows
+    }
+
+    /// The subscribe-answer decode rows alone (the `realtime-decode` group): ours against the
+    /// Python SDK's decode path, and JSONCore's parse of the same bytes against CPython's
+    /// `json.loads`, both through the same interpreter in the same run.
+    static func decodeRows() throws -> [BenchRow] {
         var rows: [BenchRow] = []
         let body = answer(messages: 100)
         guard case .decoded(let check) = SubscribeResponseDecoder.decode(body), check.envelopes.count == 100 else {
@@ -23,7 +48,7 @@ enum RealtimeBenchmarks {
             }
         }
         guard decoded > 0 else { throw BenchFailure(message: "nothing decoded") }
-        let python = pythonDecoder(body)
+        let python = pythonDecoder(body, mode: .sdk)
         rows.append(
             BenchRow(
                 scenario: "realtime: decode a 100-message subscribe answer (\(body.count / 1024) KiB)",
@@ -46,23 +71,12 @@ enum RealtimeBenchmarks {
             BenchRow(
                 scenario: "realtime: decode a 100-message subscribe answer, envelopes included", unit: "envelopes/s",
                 ours: ours, baselineName: "JSONValue(parsing:) of the same bytes alone", baseline: parseOnly))
-        let latency = try await latencies(rounds: 300)
+        let loads = pythonDecoder(body, mode: .jsonLoads)
         rows.append(
             BenchRow(
-                scenario: "realtime: publish→onMessage p50, loopback via emulator (curl)", unit: "ms",
-                ours: latency.p50, baselineName: "publish acknowledgment alone, p50", baseline: latency.ackP50,
-                higherIsBetter: false))
-        rows.append(
-            BenchRow(
-                scenario: "realtime: publish→onMessage p99, loopback via emulator (curl)", unit: "ms",
-                ours: latency.p99, baselineName: "publish acknowledgment alone, p99", baseline: latency.ackP99,
-                higherIsBetter: false))
-        if let perSubscription = await memoryPerSubscription(count: 1_000) {
-            rows.append(
-                BenchRow(
-                    scenario: "realtime: memory of a client holding 1,000 subscriptions (RSS delta / 1,000)",
-                    unit: "bytes", ours: perSubscription, higherIsBetter: false))
-        }
+                scenario: "realtime: parse the 100-message subscribe answer into JSONValue", unit: "answers/s",
+                ours: parseOnly / 100, baselineName: loads == nil ? nil : "CPython json.loads of the same bytes",
+                baseline: loads.map { $0 / 100 }))
         return rows
     }
 
@@ -109,9 +123,17 @@ enum RealtimeBenchmarks {
         return (try? value.jsonBytes()) ?? []
     }
 
-    /// Envelopes per second of the Python SDK's decoder on the same bytes, or nil without the venv
-    /// (`PUBNUB_PYTHON`, else `.build/pyvenv/bin/python`).
-    static func pythonDecoder(_ body: [UInt8]) -> Double? {
+    /// What the Python child times on the answer's bytes.
+    enum PythonDecode {
+        /// `json.loads` followed by the SDK's `SubscribeEnvelope.from_json`: its whole decode path.
+        case sdk
+        /// `json.loads` alone (CPython's C parser).
+        case jsonLoads
+    }
+
+    /// Envelopes per second (100 per answer) of the Python side on the same bytes, or nil without
+    /// the venv (`PUBNUB_PYTHON`, else `.build/pyvenv/bin/python`).
+    static func pythonDecoder(_ body: [UInt8], mode: PythonDecode) -> Double? {
         let environment = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
         let python = environment ?? FileManager.default.currentDirectoryPath + "/.build/pyvenv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else { return nil }
@@ -120,11 +142,15 @@ enum RealtimeBenchmarks {
         defer { try? FileManager.default.removeItem(at: file) }
         let script = """
             import json, sys, time
-            from pubnub.models.server.subscribe import SubscribeEnvelope
             data = open(sys.argv[1], 'rb').read()
-            def once():
-                envelope = SubscribeEnvelope.from_json(json.loads(data))
-                assert len(envelope.messages) == 100
+            if sys.argv[2] == 'sdk':
+                from pubnub.models.server.subscribe import SubscribeEnvelope
+                def once():
+                    envelope = SubscribeEnvelope.from_json(json.loads(data))
+                    assert len(envelope.messages) == 100
+            else:
+                def once():
+                    assert len(json.loads(data)['m']) == 100
             once()
             best = 0.0
             deadline = time.perf_counter() + 0.4
@@ -136,7 +162,10 @@ enum RealtimeBenchmarks {
             print(best)
             """
         // posix_spawn through ChildProcess: Foundation's Process crashes intermittently here.
-        guard let child = try? ChildProcess(executable: python, arguments: ["-c", script, file.path]) else {
+        guard
+            let child = try? ChildProcess(
+                executable: python, arguments: ["-c", script, file.path, mode == .sdk ? "sdk" : "loads"])
+        else {
             return nil
         }
         let result = child.finishBlocking()

@@ -41,6 +41,9 @@ let groups: [BenchGroup] = [
         name: "realtime", run: RealtimeBenchmarks.run,
         summary: "subscribe-answer decode vs the Python SDK, publish-to-onMessage latency, 1,000 subscriptions"),
     BenchGroup(
+        name: "realtime-decode", run: RealtimeBenchmarks.decodeRows,
+        summary: "the realtime group's decode rows alone: subscribe answer vs the Python SDK, parse vs json.loads"),
+    BenchGroup(
         name: "persistence", run: PersistenceBench.run,
         summary: "emulator write latency with 1k, 10k and 100k stored objects: journal vs whole-file rewrite"),
     BenchGroup(

@@ -124,6 +124,25 @@ struct SubscribeByteReaderTests {
         #expect(response?.envelopes.first?.published.timetoken == timetoken)
     }
 
+    @Test("string fields reused from the previous envelope only when their bytes are the same")
+    func reusedStrings() throws {
+        // Same lengths with different bytes, the same bytes, then a field written with an escape.
+        let envelopes = [
+            #"{"a":"1","c":"room.1","i":"ada","k":"sub-c-1","p":{"t":"1"},"d":1}"#,
+            #"{"a":"1","c":"room.2","i":"bob","k":"sub-c-1","p":{"t":"2"},"d":2}"#,
+            #"{"a":"2","c":"room.2","i":"bob","k":"sub-c-2","p":{"t":"3"},"d":3}"#,
+            #"{"a":"2","c":"room\u002e2","i":"b\u00f6b","k":"sub-c-2","p":{"t":"4"},"d":4}"#,
+            #"{"a":"2","c":"room.3","i":"bob","k":"sub-c-2","p":{"t":"5"},"d":5,"b":"room.*"}"#,
+        ]
+        let body = #"{"t":{"t":"9","r":1},"m":["# + envelopes.joined(separator: ",") + "]}"
+        let response = try #require(direct(body))
+        #expect(response.envelopes.map(\.shard) == ["1", "1", "2", "2", "2"])
+        #expect(response.envelopes.map(\.channel) == ["room.1", "room.2", "room.2", "room.2", "room.3"])
+        #expect(response.envelopes.map(\.publisher) == ["ada", "bob", "bob", "b\u{F6}b", "bob"])
+        #expect(response.envelopes.map(\.subscribeKey) == ["sub-c-1", "sub-c-1", "sub-c-2", "sub-c-2", "sub-c-2"])
+        #expect(response.envelopes.map(\.subscriptionMatch) == [nil, nil, nil, nil, "room.*"])
+    }
+
     @Test("a repeated key whose last value is unreadable makes the envelope a problem")
     func duplicateUnreadable() {
         #expect(direct(oneEnvelope(#""c":"ch","c":5,"p":{"t":"1"}"#))?.problems == [#"m[0]: no "c" channel"#])
