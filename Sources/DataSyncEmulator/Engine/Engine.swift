@@ -3,7 +3,7 @@ import Foundation
 import JSONCore
 
 /// The DataSync semantics: keysets, classes, objects, the change feed. Synchronous and confined
-/// to its owner (the ``DataSyncService`` actor), so every request is one atomic step.
+/// to its owner (``DataSyncService``, under its lock), so every request is one atomic step.
 final class Engine {
     var keysets: [String: Keyset] = [:]
     /// Classes every new keyset starts with (the `--classes` file), in definition order.
