@@ -106,6 +106,17 @@ struct ImmediateAnswerTests {
         Self.expectSame(emulator.router.respondImmediately(to: Self.get(target)), read)
     }
 
+    @Test("while another operation holds the DataSync state, a read takes the task path instead of waiting")
+    func busyStateSendsReadsToTheTaskPath() async throws {
+        let emulator = try await Self.emulator()
+        let request = Self.get("/v1/datasync/subkeys/demo/users/u1")
+        let router = emulator.router
+        let answeredWhileHeld = await emulator.dataSync.administer { _ in router.respondImmediately(to: request) != nil
+        }
+        #expect(!answeredWhileHeld)
+        #expect(router.respondImmediately(to: request) != nil)
+    }
+
     @Test("a read answered at once is in the request log, as a task-path read is")
     func immediateReadIsLogged() async throws {
         let emulator = try await Self.emulator()

@@ -65,10 +65,13 @@ final class RequestLog: Sendable {
     static func redact(_ target: String) -> String {
         // Most targets carry no credential: skip the parsing for them (checked on the UTF-8
         // bytes; Foundation's string search costs more than the rest of the entry).
+        // Without a query only a revoke path has something to hide.
         let bytes = target.utf8
+        let hasQuery = bytes.contains(UInt8(ascii: "?"))
         guard
-            target.hasPrefix("/v3/pam/") || bytes.contains(UInt8(ascii: "%")) || contains(bytes, "auth")
-                || contains(bytes, "signature")
+            target.hasPrefix("/v3/pam/")
+                || hasQuery
+                    && (bytes.contains(UInt8(ascii: "%")) || contains(bytes, "auth") || contains(bytes, "signature"))
         else {
             return target
         }

@@ -84,18 +84,23 @@ final class DataSyncService: EmulatorService {
     /// `GET /v1/datasync/subkeys/{sub}/{collection}/{id}` without a body, on a keyset that exists
     /// and has nothing due to expire (a due expiry is a write: its removals go to the feed, the
     /// real-time events and the state file, so that request takes ``respond(to:)``). Such a read
-    /// is a hash lookup and the encoding of one object: bounded, no I/O, no waiting. Lists (whose
+    /// is a hash lookup and the encoding of one object: bounded, no I/O, no waiting (when the lock
+    /// is held by another operation the answer is `nil` rather than a wait). Lists (whose
     /// filters may scan a keyset) and writes return `nil`. The answer is the one
     /// ``respond(to:)`` gives, computed by the same code under the same lock.
     func respondImmediately(to request: ServerRequest) -> ServerResponse? {
         guard request.body.isEmpty, request.method == "GET" || request.method.uppercased() == "GET",
             let subscribeKey = Self.singleObjectSubscribeKey(request.rawPath)
         else { return nil }
-        return withEngine { engine, persistence in
+        // The event-loop thread never waits for the lock: while a write holds it (a state-file
+        // save may take a while), the read takes the task path instead.
+        let answer: ServerResponse?? = state.withLockIfAvailable { state in
+            let engine = state.engine
             guard let keyset = engine.keysets[subscribeKey], keyset.nextExpiry.map({ $0 > engine.now() }) ?? true
             else { return nil }
-            return Self.respond(to: request, engine: engine, persistence: persistence)
+            return Self.respond(to: request, engine: engine, persistence: state.persistence)
         }
+        return answer ?? nil
     }
 
     /// The decoded subscribe key of a path `/v1/datasync/subkeys/{sub}/{collection}/{id}` with a
