@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The emulator's HTTP server against nginx (issue 22, point 5): requests per second that wrk gets
-# from each at 16 and 100 keep-alive connections, and the ratio emulator / nginx.
+# from each at 16 and 100 keep-alive connections, and the ratio emulator / nginx. A third server,
+# the bare HTTPServer answering every request at once with the same bytes (the emulator binary run
+# as `datasync-emulator --bare-http-server PORT FILE`), tells the server's own cost from the
+# emulator's: its ratio to nginx is the last column.
 #
 #   Scripts/server-throughput.sh            # 5 s per measurement, 3 rounds
 #   Scripts/server-throughput.sh 10 5       # 10 s per measurement, 5 rounds
@@ -10,7 +13,7 @@
 # server is pinned to CPU 0 with taskset and wrk (one thread) to CPU 1; the servers take turns
 # within each round, so a ratio compares figures taken seconds apart. The table gives the median
 # of the rounds. wrk and nginx come from Debian's packages, installed with apt-get when missing.
-# EMULATOR_PORT and NGINX_PORT (default 18631 and 18632) pick the loopback ports; EMULATOR_BIN
+# EMULATOR_PORT, NGINX_PORT and BARE_PORT (default 18631, 18632, 18633) pick the loopback ports; EMULATOR_BIN
 # names an emulator binary to use instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +21,7 @@ duration="${1:-5}"
 rounds="${2:-3}"
 emulator_port="${EMULATOR_PORT:-18631}"
 nginx_port="${NGINX_PORT:-18632}"
+bare_port="${BARE_PORT:-18633}"
 server_cpu=0
 client_cpu=1
 
@@ -44,8 +48,10 @@ fi
 work="$(mktemp -d)"
 emulator_pid=""
 nginx_pid=""
+bare_pid=""
 cleanup() {
     [ -n "$emulator_pid" ] && kill "$emulator_pid" 2> /dev/null || true
+    [ -n "$bare_pid" ] && kill "$bare_pid" 2> /dev/null || true
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2> /dev/null || true
     wait 2> /dev/null || true
     rm -rf "$work"
@@ -70,6 +76,21 @@ done
 [ -s "$work/www/user.json" ] || { echo "the emulator did not answer; its log:" >&2; cat "$work/emulator.log" >&2; exit 1; }
 chmod 644 "$work/www/user.json"
 body_bytes=$(wc -c < "$work/www/user.json")
+
+taskset -c "$server_cpu" "$emulator_bin" --bare-http-server "$bare_port" "$work/www/user.json" \
+    > "$work/bare.log" 2>&1 &
+bare_pid=$!
+bare_url="http://127.0.0.1:$bare_port/v1/datasync/subkeys/bench/users/u1"
+for _ in $(seq 1 100); do
+    curl -sf -o /dev/null "$bare_url" && break
+    sleep 0.1
+done
+bare_bytes=$(curl -sf "$bare_url" | wc -c || true)
+if [ "$bare_bytes" -ne "$body_bytes" ]; then
+    echo "the bare server serves $bare_bytes bytes, not $body_bytes; its log:" >&2
+    cat "$work/bare.log" >&2
+    exit 1
+fi
 
 cat > "$work/nginx.conf" << EOF
 worker_processes 1;
@@ -114,18 +135,25 @@ measure() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "body: $body_bytes bytes; server on CPU $server_cpu, wrk (1 thread) on CPU $client_cpu; ${duration} s x $rounds rounds"
-printf '%-12s %14s %14s %8s   %s\n' connections emulator nginx ratio "ratios per round"
+printf '%-12s %12s %12s %12s %8s   %-18s %s\n' connections emulator "bare server" nginx ratio \
+    "ratios per round" "bare / nginx"
 for connections in 16 100; do
     : > "$work/emulator.txt"
+    : > "$work/bare.txt"
     : > "$work/nginx.txt"
     : > "$work/ratio.txt"
+    : > "$work/bare-ratio.txt"
     for _ in $(seq 1 "$rounds"); do
         ours=$(measure "$emulator_url" "$connections")
+        bare=$(measure "$bare_url" "$connections")
         theirs=$(measure "$nginx_url" "$connections")
         echo "$ours" >> "$work/emulator.txt"
+        echo "$bare" >> "$work/bare.txt"
         echo "$theirs" >> "$work/nginx.txt"
         awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/ratio.txt"
+        awk -v a="$bare" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/bare-ratio.txt"
     done
-    printf '%-12s %14s %14s %8s   %s\n' "$connections" "$(median < "$work/emulator.txt")" \
-        "$(median < "$work/nginx.txt")" "$(median < "$work/ratio.txt")x" "$(paste -sd' ' "$work/ratio.txt")"
+    printf '%-12s %12s %12s %12s %8s   %-18s %s\n' "$connections" "$(median < "$work/emulator.txt")" \
+        "$(median < "$work/bare.txt")" "$(median < "$work/nginx.txt")" "$(median < "$work/ratio.txt")x" \
+        "$(paste -sd' ' "$work/ratio.txt")" "$(median < "$work/bare-ratio.txt")x"
 done

@@ -15,8 +15,9 @@ extension Emulator {
     ///   - port: the port to listen on; 0 lets the system choose a free one.
     ///   - requestLog: called with one line per answered request
     ///     (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log. Secrets are redacted from the line
-    ///     (see ``RequestLogRedaction``). It is called in the request's handler task, so it must
-    ///     not block: hand the line to a `LineWriter` (module `EmulatorHTTP`), which never waits.
+    ///     (see ``RequestLogRedaction``). It is called in the request's handler task, or on the
+    ///     server's event-loop thread for a request answered at once, so it must not block: hand
+    ///     the line to a `LineWriter` (module `EmulatorHTTP`), which never waits.
     /// - Throws: ``EmulatorError`` with ``EmulatorError/Code-swift.struct/serverStart`` when the
     ///   address cannot be bound.
     public func start(
@@ -80,11 +81,33 @@ struct LoggingHandler: ServerHandler {
         let clock = ContinuousClock()
         let start = clock.now
         let response = await inner.handle(request)
-        let elapsed = start.duration(to: clock.now)
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        let target = RequestLogRedaction.redact(target: request.target)
-        log("\(request.method) \(target) -> \(response.status) (\(String(format: "%.1f", milliseconds)) ms)")
+        record(request, response, elapsed: start.duration(to: clock.now))
         return response
+    }
+
+    /// The wrapped handler's immediate answer, logged the same way.
+    func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard let response = inner.respondImmediately(to: request) else { return nil }
+        record(request, response, elapsed: start.duration(to: clock.now))
+        return response
+    }
+
+    private func record(_ request: ServerRequest, _ response: ServerResponse, elapsed: Duration) {
+        let target = RequestLogRedaction.redact(target: request.target)
+        log("\(request.method) \(target) -> \(response.status) (\(Self.milliseconds(elapsed)) ms)")
+    }
+
+    /// `duration` in milliseconds with one decimal (`0.4`), without going through `String(format:)`.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return "0.0" }
+        // Tenths of a millisecond, rounded half up: 10^14 attoseconds each.
+        let tenths = seconds.multipliedReportingOverflow(by: 10_000)
+        guard !tenths.overflow else { return "\(seconds)000.0" }
+        let total = tenths.partialValue + (attoseconds + 50_000_000_000_000) / 100_000_000_000_000
+        return "\(total / 10).\(total % 10)"
     }
 }
 
@@ -117,6 +140,8 @@ public enum RequestLogRedaction {
 
     /// `target` (a raw, percent-encoded request target) with its secrets replaced.
     public static func redact(target: String) -> String {
+        // No query and no Access Manager path: nothing to hide (the common case, checked on bytes).
+        if !target.utf8.contains(UInt8(ascii: "?")) && !target.hasPrefix("/v3/pam/") { return target }
         var path = Substring(target)
         var query: Substring?
         if let mark = target.firstIndex(of: "?") {

@@ -47,6 +47,8 @@ final class Connection {
     /// A connection accepted over the connection limit only to be answered `503` and closed; it
     /// does not count toward the limit.
     var isRefusal = false
+    /// Whether the loop is inside `process` for this connection (so `flush` does not re-enter it).
+    var isProcessing = false
 
     init(id: UInt64, fd: Int32, limits: RequestParser.Limits, now: UInt64) {
         self.id = id

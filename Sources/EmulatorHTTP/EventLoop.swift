@@ -9,8 +9,10 @@ import Foundation
 #endif
 
 /// The server's I/O engine: one thread waiting for readiness (epoll on Linux, `poll(2)` elsewhere,
-/// see ``Poller``) on the listening socket, a wake-up pipe and every connection, all non-blocking. Handlers run as tasks; their responses come back
-/// through a locked inbox and a byte on the wake-up pipe.
+/// see ``Poller``) on the listening socket, a wake-up pipe and every connection, all non-blocking.
+/// A request the handler answers at once (``ServerHandler/respondImmediately(to:)``) is answered
+/// on this thread; every other request runs as a task, whose response comes back through a locked
+/// inbox and a byte on the wake-up pipe.
 ///
 /// `@unchecked Sendable` is safe: every stored property except `shared`, `handler` and the
 /// constants is touched only by the loop thread (inside `run()` and what it calls). `handler` is
@@ -498,8 +500,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Parses buffered input and starts handlers; runs pipelined requests one after another.
+    /// Parses buffered input and starts handlers; runs pipelined requests one after another
+    /// (those answered at once in this call, the others as each answer is written).
     private func process(_ connection: Connection, now: UInt64) {
+        // A response written in full from inside this loop (an immediate answer) comes back to
+        // `.reading` in `flush`, which then leaves the next pipelined request to this loop
+        // instead of recursing into it.
+        guard !connection.isProcessing else { return }
+        connection.isProcessing = true
+        defer { connection.isProcessing = false }
         while connection.phase == .reading {
             if connection.requestStarted == nil && connection.hasUnreadInput { connection.requestStarted = now }
             let progress: RequestParser.Progress
@@ -534,20 +543,34 @@ final class EventLoop: @unchecked Sendable {
             case .complete(let head, let body):
                 connection.compactInput()
                 connection.declaredBodyBytes = 0
-                startHandler(connection, head: head, body: body)
+                startHandler(connection, head: head, body: body, now: now)
+                guard connections[connection.id] != nil else { return }
                 account(connection)
+                // Answered at once and written: go on with the next pipelined request, if any.
+                if connection.phase == .reading { continue }
                 return
             }
         }
     }
 
-    private func startHandler(_ connection: Connection, head: RequestHead, body: [UInt8]) {
+    private func startHandler(_ connection: Connection, head: RequestHead, body: [UInt8], now: UInt64) {
         connection.phase = .handling
         connection.head = head
         connection.requestStarted = nil
-        shared.withLock { $0.statistics.requestsReceived += 1 }
         let request = ServerRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let handler = self.handler
+        let immediate = handler.respondImmediately(to: request)
+        shared.withLock {
+            $0.statistics.requestsReceived += 1
+            if immediate != nil { $0.statistics.requestsAnsweredImmediately += 1 }
+        }
+        if let response = immediate {
+            // No task, no inbox, no wake-up: written from here, as a delivery would be.
+            let output = ResponseSerializer.serialize(
+                response, method: head.method, keepAlive: head.keepAlive, announcesKeepAlive: head.minorVersion == 0)
+            beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
+            return
+        }
         let id = connection.id
         let task = Task.detached { [self] in
             let response = await handler.handle(request)

@@ -96,6 +96,9 @@ public final class HTTPServer: Sendable {
         public var requestsReceived: Int = 0
         /// Responses whose last byte was written.
         public var responsesSent: Int = 0
+        /// Requests the handler answered at once on the server's thread
+        /// (``ServerHandler/respondImmediately(to:)``), counted in ``requestsReceived`` too.
+        public var requestsAnsweredImmediately: Int = 0
         /// Handler tasks cancelled because their client went away or the server stopped.
         public var handlersCancelled: Int = 0
         /// Connections answered `503` (or closed) because the connection limit was reached and
@@ -127,8 +130,9 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - configuration: Address, port, limits and timeouts; by default an ephemeral port on
     ///     `127.0.0.1`.
-    ///   - handler: Answers every request that parses, in a task of its own, cancelled when the client
-    ///     leaves.
+    ///   - handler: Answers every request that parses: at once on the server's thread when its
+    ///     ``ServerHandler/respondImmediately(to:)`` does, otherwise in a task of its own, cancelled
+    ///     when the client leaves.
     public init(configuration: Configuration = Configuration(), handler: any ServerHandler) {
         self.configuration = configuration
         self.handler = handler

@@ -16,7 +16,10 @@ import Foundation
 /// (blocking) writes, so only that thread waits when the reader is slow. When the buffer is full
 /// the line is **dropped and counted**; once the writer catches up it writes
 /// `[log] N lines dropped (the output was not being read)` before the next line, so a reader
-/// sees where lines are missing. When the output is closed (`EPIPE`, or any other write error)
+/// sees where lines are missing. Lines are written in batches: the writer thread is woken by the
+/// first line after a quiet spell, by a buffer a quarter full, or by ``flush(timeout:)``, and
+/// otherwise looks for new lines every ``batchInterval`` while lines keep coming, so a busy
+/// server does not wake it once per line. When the output is closed (`EPIPE`, or any other write error)
 /// every later line is dropped and counted, and nothing else happens: no signal, no exit.
 ///
 /// The descriptor is written as it is: its blocking mode is not changed, because it is usually
@@ -45,6 +48,9 @@ public final class LineWriter: Sendable {
 
     /// The longest line kept whole, in bytes; longer lines are cut there and end with `…`.
     public static let maximumLineBytes = 64 * 1024
+    /// How long a line may wait for the writer while lines keep coming: at most this much later
+    /// than written, it is on its way to the descriptor.
+    public static let batchInterval: Duration = .milliseconds(20)
 
     private let shared: Shared
 
@@ -101,6 +107,11 @@ public final class LineWriter: Sendable {
         var unreported = 0
         var writing = false
         var stopping = false
+        /// Whether the writer waits without a timeout (after a quiet interval): the next line
+        /// must wake it. Otherwise it looks again within `batchInterval` by itself.
+        var writerAsleep = false
+        /// Whether someone waits in `flush`: the writer must not hold lines back.
+        var flushWaiters = 0
         var statistics = Statistics()
 
         init(fileDescriptor: Int32, capacity: Int) {
@@ -118,7 +129,12 @@ public final class LineWriter: Sendable {
             }
             queue.append(bytes)
             queuedBytes += bytes.count
-            if queue.count == 1 { condition.signal() }
+            // Wake the writer only when it sleeps for good, or the buffer is filling up; while
+            // lines keep coming it collects them every `batchInterval` by itself.
+            if writerAsleep || queuedBytes >= capacity / 4 {
+                writerAsleep = false
+                condition.signal()
+            }
         }
 
         func stop() {
@@ -130,11 +146,34 @@ public final class LineWriter: Sendable {
 
         var isDrained: Bool { queue.isEmpty && !writing }
 
+        /// With `condition` locked: returns once there are lines to write and the batch interval
+        /// has passed since the writer started waiting for them (sooner when the buffer is a
+        /// quarter full or someone flushes), or once the writer stops. With nothing queued it
+        /// waits without a timeout (`writerAsleep`) until the next line wakes it.
+        func waitForLines() {
+            let interval = LineWriter.batchInterval.components
+            let seconds = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
+            while !stopping {
+                if queue.isEmpty {
+                    writerAsleep = true
+                    condition.wait()
+                    continue
+                }
+                if flushWaiters > 0 || queuedBytes >= capacity / 4 { return }
+                // Let more lines join this batch for one interval, then write what is there.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+                if !queue.isEmpty { return }
+            }
+        }
+
         func flush(timeout: Duration) -> Bool {
             let (seconds, attoseconds) = timeout.components
             let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
             condition.lock()
             defer { condition.unlock() }
+            flushWaiters += 1
+            defer { flushWaiters -= 1 }
+            condition.broadcast()
             while !isDrained && !statistics.outputClosed {
                 if !condition.wait(until: deadline) { break }
             }
@@ -145,7 +184,7 @@ public final class LineWriter: Sendable {
             Self.blockPipeSignal()
             while true {
                 condition.lock()
-                while queue.isEmpty && !stopping { condition.wait() }
+                waitForLines()
                 if queue.isEmpty && stopping {
                     condition.unlock()
                     return

@@ -18,4 +18,13 @@ package final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` with the lock held when the lock is free right now; returns nil, without
+    /// waiting, when another thread holds it (for code that must not block, such as an answer
+    /// given on the server's event-loop thread).
+    package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

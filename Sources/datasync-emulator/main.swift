@@ -30,6 +30,45 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+// A measurement aid for Scripts/server-throughput.sh, not part of the emulator: with
+// `--bare-http-server PORT FILE` as its only arguments, the binary serves FILE's bytes to every
+// request from the bare HTTPServer (answered at once on its thread) on 127.0.0.1:PORT, so the
+// server's own cost can be told apart from the emulator's.
+/// Answers every request with the same bytes, at once.
+struct BareFileHandler: ServerHandler {
+    let body: [UInt8]
+
+    func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        ServerResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")], body: body)
+    }
+
+    func handle(_ request: ServerRequest) async -> ServerResponse {
+        ServerResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")], body: body)
+    }
+}
+
+let bareArguments = Array(CommandLine.arguments.dropFirst())
+if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
+    guard let port = UInt16(bareArguments[1]), let data = FileManager.default.contents(atPath: bareArguments[2]) else {
+        fail("usage: datasync-emulator --bare-http-server PORT FILE")
+    }
+    let server = HTTPServer(
+        configuration: HTTPServer.Configuration(host: "127.0.0.1", port: port),
+        handler: BareFileHandler(body: Array(data)))
+    do {
+        try await server.start()
+    } catch {
+        fail("\(error)")
+    }
+    log("bare HTTP server listening on 127.0.0.1:\(port)")
+    let (bareSignals, bareSources) = signalStream()
+    for await _ in bareSignals { break }
+    await server.stop()
+    for source in bareSources { source.cancel() }
+    output.flush(timeout: .seconds(2))
+    exit(0)
+}
+
 let options: EmulatorOptions
 let configuration: EmulatorConfiguration
 do throws(EmulatorOptionsError) {

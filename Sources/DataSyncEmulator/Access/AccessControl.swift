@@ -6,6 +6,8 @@ import JSONCore
 final class AccessRegistry: Sendable {
     /// Keysets by subscribe key.
     let keysets: [String: PubSubKeyset]
+    /// Whether any keyset has access control on (when none has, every request is allowed).
+    let anyAccessControl: Bool
     let clock: EmulatorClock
     /// `subscribeKey` + the revoked token's signature.
     private let revoked = Locked<Set<[UInt8]>>([])
@@ -14,6 +16,7 @@ final class AccessRegistry: Sendable {
         var table: [String: PubSubKeyset] = [:]
         for keyset in keysets where table[keyset.subscribeKey] == nil { table[keyset.subscribeKey] = keyset }
         self.keysets = table
+        self.anyAccessControl = table.values.contains { $0.accessControl }
         self.clock = clock
     }
 
@@ -82,6 +85,22 @@ struct AccessControl: EmulatorAuthorizer {
     }
 
     func authorize(_ request: ServerRequest) async -> AuthorizationDecision {
+        switch decision(request) {
+        case .allow: return .allow
+        case .deny(let response): return .deny(response)
+        case .allowRewriting(let rewrite): return .allowRewriting { rewrite($0) }
+        }
+    }
+
+    /// The same decision as ``authorize(_:)``, made at once: every check is synchronous (token
+    /// and signature verification, a grant lookup; the rewrites parse and encode one answer).
+    func authorizeImmediately(_ request: ServerRequest) -> ImmediateAuthorizationDecision? {
+        decision(request)
+    }
+
+    private func decision(_ request: ServerRequest) -> ImmediateAuthorizationDecision {
+        // No keyset checks anything: skip reading the request at all.
+        guard registry.anyAccessControl else { return .allow }
         guard let (subscribeKey, operation) = Self.classify(request) else { return .allow }
         guard let keyset = registry.keysets[subscribeKey], keyset.accessControl else { return .allow }
         let query = PercentDecoding.queryItems(request.rawQuery) ?? []
@@ -114,7 +133,7 @@ struct AccessControl: EmulatorAuthorizer {
 
     private func decide(
         _ operation: Operation, token: AccessTokenContent, request: ServerRequest, subscribeKey: String
-    ) -> AuthorizationDecision {
+    ) -> ImmediateAuthorizationDecision {
         switch operation {
         case .publish(let channel):
             return token.allows(.write, on: channel, in: "chan")
@@ -137,7 +156,7 @@ struct AccessControl: EmulatorAuthorizer {
             switch (method, id) {
             case ("GET", nil):
                 return .allowRewriting { response in
-                    await scopeList(
+                    scopeList(
                         response, token: token, bucket: bucket, collection: collection, subscribeKey: subscribeKey)
                 }
             case ("GET", _?): needed = .get
@@ -154,7 +173,7 @@ struct AccessControl: EmulatorAuthorizer {
             }
             if method == "GET", let projector {
                 return .allowRewriting { response in
-                    await projector.project(response, token: token, collection: collection, subscribeKey: subscribeKey)
+                    projector.project(response, token: token, collection: collection, subscribeKey: subscribeKey)
                 }
             }
             return .allow
@@ -165,7 +184,7 @@ struct AccessControl: EmulatorAuthorizer {
     /// not refuse them), then applies token projections.
     private func scopeList(
         _ response: ServerResponse, token: AccessTokenContent, bucket: String, collection: String, subscribeKey: String
-    ) async -> ServerResponse {
+    ) -> ServerResponse {
         guard response.status == 200, var body = try? JSONValue(parsing: response.body),
             let rows = body["data"]?.arrayValue
         else { return response }
@@ -174,7 +193,7 @@ struct AccessControl: EmulatorAuthorizer {
         var scoped = response
         scoped.body = (try? body.jsonBytes()) ?? response.body
         guard let projector else { return scoped }
-        return await projector.project(scoped, token: token, collection: collection, subscribeKey: subscribeKey)
+        return projector.project(scoped, token: token, collection: collection, subscribeKey: subscribeKey)
     }
 
     /// The token bucket of a DataSync collection.
@@ -238,6 +257,6 @@ struct AccessControl: EmulatorAuthorizer {
 
 /// Applies the projections a token names (`meta.pn-projections`) to a DataSync read answer.
 protocol DataSyncReadProjector: Sendable {
-    func project(_ response: ServerResponse, token: AccessTokenContent, collection: String, subscribeKey: String) async
+    func project(_ response: ServerResponse, token: AccessTokenContent, collection: String, subscribeKey: String)
         -> ServerResponse
 }

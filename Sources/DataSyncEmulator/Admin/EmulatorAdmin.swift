@@ -4,7 +4,7 @@ import JSONCore
 /// The operations behind the admin routes and the matching in-process ``Emulator`` API: reset,
 /// export, import, the clock, and the console's views (keysets, presence, histories, the live
 /// request log and change stream). It holds references to the services' state and works through
-/// their own actors, so an admin call is as atomic as a request.
+/// their own actors and locks, so an admin call is as atomic as a request.
 struct EmulatorAdmin: Sendable {
     let dataSync: DataSyncService
     let bus: PubSubBus

@@ -57,6 +57,7 @@ final class Journal<Element: Sendable>: Sendable {
                 state.storage[state.start] = element
                 state.start = (state.start + 1) % capacity
             }
+            guard !state.waiters.isEmpty else { return (state.last, []) }
             let waiting = Array(state.waiters.values)
             state.waiters = [:]
             return (state.last, waiting)

@@ -63,10 +63,15 @@ final class RequestLog: Sendable {
     /// `target` with the value of every `auth` and `signature` query parameter, and a revoke
     /// path's token, replaced by `REDACTED`; everything else stays as sent.
     static func redact(_ target: String) -> String {
-        // Most targets carry no credential: skip the parsing for them.
+        // Most targets carry no credential: skip the parsing for them (checked on the UTF-8
+        // bytes; Foundation's string search costs more than the rest of the entry).
+        // Without a query only a revoke path has something to hide.
+        let bytes = target.utf8
+        let hasQuery = bytes.contains(UInt8(ascii: "?"))
         guard
-            target.contains("auth") || target.contains("signature") || target.contains("%")
-                || target.hasPrefix("/v3/pam/")
+            target.hasPrefix("/v3/pam/")
+                || hasQuery
+                    && (bytes.contains(UInt8(ascii: "%")) || contains(bytes, "auth") || contains(bytes, "signature"))
         else {
             return target
         }
@@ -94,6 +99,22 @@ final class RequestLog: Sendable {
             return pieces[0] + "=" + redacted
         }
         return path + "?" + parts.joined(separator: "&")
+    }
+
+    /// Whether `word` (ASCII) occurs in `bytes`.
+    private static func contains(_ bytes: String.UTF8View, _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard count > 0, bytes.count >= count else { return false }
+        return word.withUTF8Buffer { needle -> Bool in
+            guard let first = needle.first else { return false }
+            var index = bytes.startIndex
+            let last = bytes.index(bytes.endIndex, offsetBy: -count)
+            while index <= last {
+                if bytes[index] == first, bytes[index...].starts(with: needle) { return true }
+                index = bytes.index(after: index)
+            }
+            return false
+        }
     }
 
     /// The part of the API a raw path belongs to.

@@ -11,9 +11,9 @@
 ///   DataSync engine calls whatever is registered and never knows who listens;
 /// - write subscribers (``addWriteSubscriber(_:)``), called once per write with all the changes it
 ///   committed (a remove and its cascades, a request and the expiries swept before it), in order,
-///   when the write ends, still on the DataSync service's actor and before its answer leaves.
+///   when the write ends, still under the DataSync service's lock and before its answer leaves.
 struct ChangeFeed {
-    /// Called once per committed change, in order, on the DataSync service's actor while the change
+    /// Called once per committed change, in order, under the DataSync service's lock while the change
     /// commits. It must be quick and must not wait for (or call back into) the DataSync service:
     /// hand the event to your own state (a locked queue, a stream) and return.
     typealias Subscriber = @Sendable (ChangeEvent) -> Void

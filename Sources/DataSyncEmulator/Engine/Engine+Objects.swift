@@ -328,7 +328,16 @@ extension Engine {
     }
 
     func get(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {
-        Self.dataResponse(try find(context, id: id).jsonValue, mediaType: context.collection.mediaType)
+        guard let box = context.keyset.box(context.collection.space, id), context.collection.contains(box.object),
+            box.object.expiresAt > now()
+        else { throw context.collection.notFound(id) }
+        // The same bytes `dataResponse` encodes, kept with the box (which a write replaces).
+        if let body = box.getBody {
+            return ServerResponse(status: 200, headers: [("Content-Type", context.collection.mediaType)], body: body)
+        }
+        let response = Self.dataResponse(box.object.jsonValue, mediaType: context.collection.mediaType)
+        if response.status == 200 { box.getBody = response.body }
+        return response
     }
 
     func set(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {

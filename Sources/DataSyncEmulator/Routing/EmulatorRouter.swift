@@ -16,6 +16,11 @@ import Foundation
 /// task that called ``handle(_:)``, so when the HTTP server cancels that task (client gone, server
 /// stopping) the cancellation reaches whatever the service is waiting on.
 ///
+/// The HTTP server first offers every request to ``respondImmediately(to:)``: an unclaimed path,
+/// a refusal the authorizer makes at once, and whatever the claiming service answers at once
+/// (``EmulatorService/respondImmediately(to:)``) are answered there, on the server's thread, with
+/// the same answer and the same request-log entry as through ``handle(_:)``.
+///
 /// ```swift
 /// let router = EmulatorRouter(services: [myService, anotherService])
 /// let server = HTTPServer(handler: router)  // or: await router.handle(request)
@@ -53,6 +58,37 @@ public struct EmulatorRouter: ServerHandler {
         let response = await answer(request)
         requestLog.record(request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
         return response
+    }
+
+    /// Answers `request` at once when nothing about it waits: no service claims it (`404`), the
+    /// authorizer refuses it at once, or the claiming service answers it at once (after the
+    /// authorizer allowed it at once). Otherwise returns `nil`, having changed nothing, and
+    /// ``handle(_:)`` answers it. An answer given here is logged exactly as ``handle(_:)`` logs.
+    public func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        guard let requestLog else { return answerImmediately(request) }
+        let receivedAt = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard let response = answerImmediately(request) else { return nil }
+        requestLog.record(request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
+        return response
+    }
+
+    private func answerImmediately(_ request: ServerRequest) -> ServerResponse? {
+        guard let service = service(for: request) else {
+            return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
+        }
+        guard let authorizer else { return service.respondImmediately(to: request) }
+        switch authorizer.authorizeImmediately(request) {
+        case nil:
+            return nil
+        case .allow:
+            return service.respondImmediately(to: request)
+        case .allowRewriting(let rewrite):
+            return service.respondImmediately(to: request).map(rewrite)
+        case .deny(let response):
+            return response
+        }
     }
 
     private func answer(_ request: ServerRequest) async -> ServerResponse {

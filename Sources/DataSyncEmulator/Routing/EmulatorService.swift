@@ -16,6 +16,8 @@ public import EmulatorHTTP
 /// - When the task running ``respond(to:)`` is cancelled (the client disconnected, or the server is
 ///   stopping), it returns promptly; what it returns then is discarded. Sleeping on the
 ///   ``EmulatorClock`` or `Task.sleep` throws on cancellation, which is usually all it takes.
+/// - ``respondImmediately(to:)`` (optional; by default nothing is answered that way) answers the
+///   requests that need no waiting at once, on the HTTP server's thread; see its contract.
 ///
 /// A minimal service:
 ///
@@ -36,6 +38,23 @@ public protocol EmulatorService: Sendable {
     /// Answers a request this service claimed. May suspend; must return promptly once its task
     /// is cancelled.
     func respond(to request: ServerRequest) async -> ServerResponse
+
+    /// The answer to a request this service claimed when it can be given at once, or `nil` to
+    /// have ``respond(to:)`` answer it. The default returns `nil` for every request.
+    ///
+    /// Over HTTP this runs on the server's event-loop thread, where no other connection is served
+    /// until it returns, so it must not block or wait (no sleeping, no I/O, no lock that code which
+    /// waits may hold) and its cost must be small and bounded (a lookup and an encoding, not a
+    /// scan of everything stored). A request that waits (a long-poll, a delay, an injected fault,
+    /// anything on the ``EmulatorClock``), writes to a file, or may be expensive returns `nil`.
+    /// Returning `nil` must change nothing (``respond(to:)`` then answers the same request), and a
+    /// non-nil answer must be exactly the one ``respond(to:)`` would give.
+    func respondImmediately(to request: ServerRequest) -> ServerResponse?
+}
+
+extension EmulatorService {
+    /// Answers nothing at once: every request goes to ``respond(to:)``.
+    public func respondImmediately(to request: ServerRequest) -> ServerResponse? { nil }
 }
 
 /// What an ``EmulatorAuthorizer`` decides about one request.
@@ -48,10 +67,35 @@ public enum AuthorizationDecision: Sendable {
     case deny(ServerResponse)
 }
 
+/// What an ``EmulatorAuthorizer`` decides about one request when it decides at once
+/// (``EmulatorAuthorizer/authorizeImmediately(_:)``): the cases of ``AuthorizationDecision``,
+/// with a rewrite that does not suspend.
+public enum ImmediateAuthorizationDecision: Sendable {
+    /// The service answers as usual.
+    case allow
+    /// The service answers, then its answer passes through the closure before it is sent. The
+    /// closure runs on the HTTP server's thread, under the same rules as
+    /// ``EmulatorService/respondImmediately(to:)``.
+    case allowRewriting(@Sendable (ServerResponse) -> ServerResponse)
+    /// This answer is sent instead; no service runs.
+    case deny(ServerResponse)
+}
+
 /// Decides, before any service runs, whether a request may be answered (the router's
 /// authorization hook). Like ``EmulatorService/claims(_:)`` it should be quick; it may suspend,
 /// but never for long.
 public protocol EmulatorAuthorizer: Sendable {
     /// The decision for `request`.
     func authorize(_ request: ServerRequest) async -> AuthorizationDecision
+
+    /// The decision ``authorize(_:)`` would make, made at once, or `nil` when it cannot be made
+    /// without suspending. The default returns `nil`, which sends every request the router could
+    /// answer at once down the task path instead. Same rules as
+    /// ``EmulatorService/respondImmediately(to:)``: no blocking, bounded cost, no side effects.
+    func authorizeImmediately(_ request: ServerRequest) -> ImmediateAuthorizationDecision?
+}
+
+extension EmulatorAuthorizer {
+    /// Decides nothing at once.
+    public func authorizeImmediately(_ request: ServerRequest) -> ImmediateAuthorizationDecision? { nil }
 }

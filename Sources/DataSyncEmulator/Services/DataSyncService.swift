@@ -3,20 +3,34 @@ import Foundation
 import JSONCore
 
 /// The DataSync REST API (`/v1/datasync/…`): owns the ``Engine`` (keysets, classes, objects, the
-/// change feed) and the state file, and answers every request as one atomic step on this actor.
+/// change feed) and the state file, and answers every request as one atomic step under its lock.
+///
+/// Every operation takes the lock for its whole (synchronous) length, so requests, seeding,
+/// administration and sweeps are serialized exactly as on an actor; the lock is never held across
+/// a suspension. Reads that change nothing are also answered on the HTTP server's thread
+/// (``respondImmediately(to:)``) from the same state.
 ///
 /// Other services learn about DataSync writes only through the change feed
 /// (``addChangeSubscriber(_:)``, or `changeSubscribers` at creation); this service never calls
-/// them.
-actor DataSyncService: EmulatorService {
+/// them. Change subscribers run with the lock held, so they must not call back into this service.
+final class DataSyncService: EmulatorService {
     /// Every DataSync REST path starts with this.
     static let pathPrefix = "/v1/datasync/"
+    /// Every DataSync object path starts with this.
+    private static let subkeysPrefix = "/v1/datasync/subkeys/"
 
-    private let engine: Engine
-    /// The state file and its journal, when there is a state file.
-    private let persistence: StatePersistence?
+    /// What the lock guards.
+    private struct State {
+        let engine: Engine
+        /// The state file and its journal, when there is a state file.
+        let persistence: StatePersistence?
+    }
+
+    private let state: Locked<State>
     /// Removes expired objects while the emulator serves over HTTP.
-    private var sweeper: Task<Void, Never>?
+    private let sweeper = Locked<Task<Void, Never>?>(nil)
+    /// The clock the engine reads (immutable, so read without the lock).
+    private let clock: EmulatorClock
 
     /// Creates the service: defines the configured classes, loads the state file if there is one,
     /// otherwise applies the seed. `changeSubscribers` and `writeSubscribers` are registered on the
@@ -41,16 +55,64 @@ actor DataSyncService: EmulatorService {
             try engine.seed(seed)
         }
         if engine.hasUnsavedChanges { try persistence?.save(engine) }
-        self.engine = engine
-        self.persistence = persistence
+        self.state = Locked(State(engine: engine, persistence: persistence))
+        self.clock = clock
     }
 
     deinit {
-        sweeper?.cancel()
+        sweeper.withLock { $0?.cancel() }
     }
 
-    nonisolated func claims(_ request: ServerRequest) -> Bool {
+    func claims(_ request: ServerRequest) -> Bool {
         request.rawPath.hasPrefix(Self.pathPrefix)
+    }
+
+    /// Runs `body` with the engine and the persistence, under the lock.
+    private func withEngine<R, E: Error>(_ body: (Engine, StatePersistence?) throws(E) -> R) throws(E) -> R {
+        // `Locked.withLock` rethrows untyped errors: carry the typed one out in a `Result`.
+        let result: Result<R, E> = state.withLock { state in
+            do throws(E) {
+                return .success(try body(state.engine, state.persistence))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Answers, at once, a request that reads one object (or one class) and changes nothing:
+    /// `GET /v1/datasync/subkeys/{sub}/{collection}/{id}` without a body, on a keyset that exists
+    /// and has nothing due to expire (a due expiry is a write: its removals go to the feed, the
+    /// real-time events and the state file, so that request takes ``respond(to:)``). Such a read
+    /// is a hash lookup and the encoding of one object: bounded, no I/O, no waiting (when the lock
+    /// is held by another operation the answer is `nil` rather than a wait). Lists (whose
+    /// filters may scan a keyset) and writes return `nil`. The answer is the one
+    /// ``respond(to:)`` gives, computed by the same code under the same lock.
+    func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        guard request.body.isEmpty, request.method == "GET" || request.method.uppercased() == "GET",
+            let subscribeKey = Self.singleObjectSubscribeKey(request.rawPath)
+        else { return nil }
+        // The event-loop thread never waits for the lock: while a write holds it (a state-file
+        // save may take a while), the read takes the task path instead.
+        let answer: ServerResponse?? = state.withLockIfAvailable { state in
+            let engine = state.engine
+            guard let keyset = engine.keysets[subscribeKey], keyset.nextExpiry.map({ $0 > engine.now() }) ?? true
+            else { return nil }
+            return Self.respond(to: request, engine: engine, persistence: state.persistence)
+        }
+        return answer ?? nil
+    }
+
+    /// The decoded subscribe key of a path `/v1/datasync/subkeys/{sub}/{collection}/{id}` with a
+    /// non-empty id, or nil for any other path.
+    private static func singleObjectSubscribeKey(_ rawPath: String) -> String? {
+        guard rawPath.hasPrefix(subkeysPrefix) else { return nil }
+        let segments = rawPath.utf8.dropFirst(subkeysPrefix.utf8.count).split(
+            separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
+        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty, !segments[2].isEmpty else {
+            return nil
+        }
+        return PercentDecoding.decode(Substring(segments[0]))
     }
 
     /// Answers one request as one transaction: a change is saved to the state file before the
@@ -58,11 +120,18 @@ actor DataSyncService: EmulatorService {
     /// is rolled back: a write is answered `500` saying nothing changed (so retrying it is safe);
     /// a read, or a refused request, keeps its answer (only expired objects its keyset's sweep
     /// removed come back, still invisible, until the next sweep).
-    func respond(to request: ServerRequest) -> ServerResponse {
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        withEngine { engine, persistence in Self.respond(to: request, engine: engine, persistence: persistence) }
+    }
+
+    /// ``respond(to:)``'s transaction, with the lock held.
+    private static func respond(to request: ServerRequest, engine: Engine, persistence: StatePersistence?)
+        -> ServerResponse
+    {
         engine.beginTransaction()
         let response = engine.handle(request)
         do throws(EmulatorError) {
-            try saveChanges()
+            try saveChanges(engine, persistence)
         } catch {
             engine.rollBackTransaction()
             let method = request.method.uppercased()
@@ -81,41 +150,45 @@ actor DataSyncService: EmulatorService {
     func projections(subscribeKey: String, collection: ObjectCollection, id: String) -> (
         found: Bool, className: String, projections: [ChangeEvent.Projection]?
     ) {
-        engine.readProjections(subscribeKey: subscribeKey, collection: collection, id: id)
+        withEngine { engine, _ in engine.readProjections(subscribeKey: subscribeKey, collection: collection, id: id) }
     }
 
     // MARK: Seeding
 
     /// Defines the classes of `document`; when they cannot be saved, none is kept.
-    func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {
-        try transaction { () throws(EmulatorError) in try engine.defineClasses(document, subscribeKey: subscribeKey) }
+    func defineClasses(_ document: JSONValue, subscribeKey: String) async throws(EmulatorError) {
+        try transaction { (engine: Engine) throws(EmulatorError) in
+            try engine.defineClasses(document, subscribeKey: subscribeKey)
+        }
     }
 
     /// Creates the objects of `document`; items before a refused one stay (and are saved). When
     /// they cannot be saved, none is kept.
-    func seed(_ document: JSONValue) throws(EmulatorError) {
-        try transaction { () throws(EmulatorError) in try engine.seed(document) }
+    func seed(_ document: JSONValue) async throws(EmulatorError) {
+        try transaction { (engine: Engine) throws(EmulatorError) in try engine.seed(document) }
     }
 
     /// Runs `body` as a transaction and saves what it changed, even when it throws; rolls it all
-    /// back when the save fails.
-    private func transaction(_ body: () throws(EmulatorError) -> Void) throws(EmulatorError) {
-        engine.beginTransaction()
-        var refusal: EmulatorError?
-        do throws(EmulatorError) {
-            try body()
-        } catch {
-            refusal = error
+    /// back when the save fails. Holds the lock throughout.
+    private func transaction(_ body: (Engine) throws(EmulatorError) -> Void) throws(EmulatorError) {
+        try withEngine { (engine, persistence) throws(EmulatorError) in
+            engine.beginTransaction()
+            var refusal: EmulatorError?
+            do throws(EmulatorError) {
+                try body(engine)
+            } catch {
+                refusal = error
+            }
+            do throws(EmulatorError) {
+                try Self.saveChanges(engine, persistence)
+            } catch {
+                engine.rollBackTransaction()
+                throw EmulatorError(
+                    code: .fileAccess, message: "nothing was kept: the change could not be saved (\(error.message))")
+            }
+            engine.commitTransaction()
+            if let refusal { throw refusal }
         }
-        do throws(EmulatorError) {
-            try saveChanges()
-        } catch {
-            engine.rollBackTransaction()
-            throw EmulatorError(
-                code: .fileAccess, message: "nothing was kept: the change could not be saved (\(error.message))")
-        }
-        engine.commitTransaction()
-        if let refusal { throw refusal }
     }
 
     // MARK: Administration
@@ -126,50 +199,60 @@ actor DataSyncService: EmulatorService {
     /// Unlike a request, an admin change whose save fails is kept in memory (the admin answer has
     /// already been computed from it) and is written by the next save that succeeds; the
     /// emulator's documentation says so.
-    func administer<R: Sendable, E: Error>(_ body: (Engine) throws(E) -> R) throws(E) -> R {
-        engine.beginTransaction()
-        defer {
-            try? saveChanges()
-            engine.commitTransaction()
+    func administer<R: Sendable, E: Error>(_ body: (Engine) throws(E) -> R) async throws(E) -> R {
+        try withEngine { (engine, persistence) throws(E) -> R in
+            engine.beginTransaction()
+            defer {
+                try? Self.saveChanges(engine, persistence)
+                engine.commitTransaction()
+            }
+            return try body(engine)
         }
-        return try body(engine)
     }
 
     // MARK: Change feed
 
-    func changes() -> AsyncStream<ChangeEvent> { engine.feed.subscribe() }
+    func changes() async -> AsyncStream<ChangeEvent> { withEngine { engine, _ in engine.feed.subscribe() } }
 
-    func changes(after sequence: UInt64) -> [ChangeEvent] { engine.feed.events(after: sequence) }
+    func changes(after sequence: UInt64) async -> [ChangeEvent] {
+        withEngine { engine, _ in engine.feed.events(after: sequence) }
+    }
 
-    var lastSequence: UInt64 { engine.revision }
+    var lastSequence: UInt64 { get async { withEngine { engine, _ in engine.revision } } }
 
     /// Calls `subscriber` with every change committed from now on, in order, while it commits
     /// (see ``ChangeFeed/Subscriber`` for what it may do).
     @discardableResult
-    func addChangeSubscriber(_ subscriber: @escaping ChangeFeed.Subscriber) -> ChangeFeed.SubscriberID {
-        engine.feed.addSubscriber(subscriber)
+    func addChangeSubscriber(_ subscriber: @escaping ChangeFeed.Subscriber) async -> ChangeFeed.SubscriberID {
+        withEngine { engine, _ in engine.feed.addSubscriber(subscriber) }
     }
 
-    func removeChangeSubscriber(_ id: ChangeFeed.SubscriberID) {
-        engine.feed.removeSubscriber(id)
+    func removeChangeSubscriber(_ id: ChangeFeed.SubscriberID) async {
+        withEngine { engine, _ in engine.feed.removeSubscriber(id) }
     }
 
     // MARK: Expiry
 
     /// Removes every object whose `expiresAt` has passed, in every keyset (requests do this for
     /// their own keyset; the sweeper and clock moves for all).
-    func sweepExpired() {
+    func sweepExpired() async {
         // When the removals cannot be saved they are undone; the next sweep tries again.
-        try? transaction { () throws(EmulatorError) in engine.sweepAll() }
+        try? transaction { (engine: Engine) throws(EmulatorError) in engine.sweepAll() }
     }
 
     /// Sweeps about once a second of the emulator's clock until ``stopSweeping()``: on the system
     /// clock that is real time; on a manual clock the sweep runs when a test moves time past the
     /// next second, without anyone sleeping for real.
-    func startSweeping() {
-        guard sweeper == nil else { return }
-        let clock = engine.clock
-        sweeper = Task { [weak self] in
+    func startSweeping() async {
+        sweeper.withLock { sweeper in
+            guard sweeper == nil else { return }
+            sweeper = makeSweeper()
+        }
+    }
+
+    private func makeSweeper() -> Task<Void, Never> {
+        let clock = self.clock
+        return Task { [weak self] in
             while !Task.isCancelled {
                 do {
                     try await clock.sleep(for: .seconds(1))
@@ -182,15 +265,17 @@ actor DataSyncService: EmulatorService {
         }
     }
 
-    func stopSweeping() {
-        sweeper?.cancel()
-        sweeper = nil
+    func stopSweeping() async {
+        sweeper.withLock { sweeper in
+            sweeper?.cancel()
+            sweeper = nil
+        }
     }
 
     // MARK: State file
 
     /// Saves what changed since the last save (nothing without a state file).
-    private func saveChanges() throws(EmulatorError) {
+    private static func saveChanges(_ engine: Engine, _ persistence: StatePersistence?) throws(EmulatorError) {
         engine.dirty = false
         guard let persistence, engine.hasUnsavedChanges else { return }
         try persistence.save(engine)

@@ -1,8 +1,15 @@
 /// One stored object behind a reference, so the id index and the class index share it and a
 /// listing scan reads fields in place: the object is a `let`, so reading one field neither
 /// copies the object nor needs an exclusivity check. A write replaces the box.
-final class ObjectBox: Sendable {
+///
+/// `@unchecked Sendable` is safe: `object` is immutable, and `getBody` is read and written only
+/// by ``Engine``, whose every use happens under ``DataSyncService``'s lock (a list's parallel
+/// scan, inside that lock, reads `object` only).
+final class ObjectBox: @unchecked Sendable {
     let object: StoredObject
+    /// The body of a get answer for `object` (`{"data":…}`), once one was encoded: it never goes
+    /// stale, because the object never changes (a write replaces the box).
+    var getBody: [UInt8]?
 
     init(_ object: StoredObject) { self.object = object }
 }

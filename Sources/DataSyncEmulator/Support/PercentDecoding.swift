@@ -6,7 +6,7 @@ package enum PercentDecoding {
     /// Decodes `%XX` escapes into UTF-8 text, or returns nil for a broken escape or invalid UTF-8.
     /// `+` is kept as a plus sign: DataSync clients encode spaces as `%20` (spec §1).
     package static func decode(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

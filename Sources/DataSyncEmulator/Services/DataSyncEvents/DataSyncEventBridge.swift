@@ -18,7 +18,7 @@ public struct PublishedDataSyncEvent: Sendable, Hashable {
 /// Feeds DataSync changes to the pub/sub bus: a change-feed write subscriber that turns each
 /// write's changes into `e: 5` envelopes and publishes them, one write at a time, in commit order.
 ///
-/// ``receive(_:)`` runs on the DataSync service's actor while the write commits, so it only builds
+/// ``receive(_:)`` runs under the DataSync service's lock while the write commits, so it only builds
 /// the envelopes and queues them (a lock and a stream, no waiting). One task drains the queue in
 /// order and publishes each write's envelopes in a single step on the bus, which draws their
 /// timetokens. ``waitUntilPublished()`` returns once everything queued before the call is on the
@@ -70,6 +70,9 @@ final class DataSyncEventBridge: Sendable {
         }
     }
 
+    /// Whether every write queued so far is on the bus (nothing to wait for).
+    var isCaughtUp: Bool { progress.isCaughtUp }
+
     /// Returns once every write queued before this call is on the bus.
     func waitUntilPublished() async {
         await progress.waitForPublished()
@@ -102,6 +105,8 @@ extension DataSyncEventBridge {
         private let state = Locked(State())
 
         var records: [PublishedDataSyncEvent] { state.withLock { $0.records } }
+
+        var isCaughtUp: Bool { state.withLock { $0.published >= $0.posted } }
 
         /// Numbers the next batch and runs `enqueue` with its number under the lock.
         func post(_ enqueue: (UInt64) -> Void) {
@@ -169,6 +174,14 @@ struct DataSyncEventGate: EmulatorService {
     func respond(to request: ServerRequest) async -> ServerResponse {
         let response = await dataSync.respond(to: request)
         await bridge.waitUntilPublished()
+        return response
+    }
+
+    /// A read ``DataSyncService/respondImmediately(to:)`` answers, when no write's events are
+    /// still on their way to the bus (``respond(to:)`` would wait for them; such a read changed
+    /// nothing, so it is simply answered again there).
+    func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        guard let response = dataSync.respondImmediately(to: request), bridge.isCaughtUp else { return nil }
         return response
     }
 }
