@@ -175,46 +175,15 @@ public struct JSONObject: Sendable {
     mutating func withValue<Result>(for name: MemberName, _ body: (inout JSONValue?) throws -> Result) rethrows
         -> Result
     {
-        switch storage {
-        case .small(var members):
-            storage = .small([])
-            if let position = Self.position(of: name, in: members) {
-                var value: JSONValue? = members[position].value
-                members[position].value = .null
-                defer {
-                    if let value {
-                        members[position].value = value
-                    } else {
-                        members.remove(at: position)
-                    }
-                    storage = .small(members)
-                }
-                return try body(&value)
-            }
-            var value: JSONValue?
-            defer {
-                if let value, let table = Self.appendNew(name, value, to: &members) {
-                    storage = .hashed(table)
-                } else {
-                    storage = .small(members)
-                }
-            }
-            return try body(&value)
-        case .hashed(var table):
-            storage = .small([])
-            defer { storage = .hashed(table) }
-            return try body(&table[name])
-        }
+        try body(&self[member: name])
     }
 
-    // MARK: Dictionary API
-
-    /// The value of the member named `key` (compared by Unicode scalars), or `nil` when there is
-    /// none. Setting `nil` removes the member.
-    public subscript(key: String) -> JSONValue? {
-        get { value(for: MemberName(key)) }
+    /// The value stored under `name`, read and written in place (nil removes the member). While
+    /// it is lent out the storage holds an empty placeholder, so a nested container in it stays
+    /// uniquely referenced and is mutated in place.
+    subscript(member name: MemberName) -> JSONValue? {
+        get { value(for: name) }
         _modify {
-            let name = MemberName(key)
             switch storage {
             case .hashed(var table):
                 storage = .small([])
@@ -247,6 +216,15 @@ public struct JSONObject: Sendable {
                 }
             }
         }
+    }
+
+    // MARK: Dictionary API
+
+    /// The value of the member named `key` (compared by Unicode scalars), or `nil` when there is
+    /// none. Setting `nil` removes the member.
+    public subscript(key: String) -> JSONValue? {
+        get { value(for: MemberName(key)) }
+        _modify { yield &self[member: MemberName(key)] }
     }
 
     /// The value of the member named `key`, or `defaultValue` when there is none. Mutating

@@ -13,17 +13,9 @@ enum LoopbackSocket {
     /// A loopback port that was free a moment ago: bound to port 0, read back, released. Good
     /// enough for handing a child process a port in a benchmark.
     static func freePort() throws -> UInt16 {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw BenchFailure(message: "socket() failed") }
+        let fd = try makeSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
@@ -36,18 +28,10 @@ enum LoopbackSocket {
 
     /// A connected TCP socket to `127.0.0.1:port`, with Nagle's algorithm off.
     static func connect(port: UInt16) throws -> Int32 {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw BenchFailure(message: "socket() failed") }
+        let fd = try makeSocket()
         var noDelay: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var address = loopback(port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -58,6 +42,26 @@ enum LoopbackSocket {
             throw BenchFailure(message: "connect() failed")
         }
         return fd
+    }
+
+    /// A new IPv4 TCP socket.
+    private static func makeSocket() throws -> Int32 {
+        #if canImport(Darwin)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { throw BenchFailure(message: "socket() failed") }
+        return fd
+    }
+
+    /// `127.0.0.1:port`.
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        return address
     }
 
     /// Sends every byte of `bytes`.
