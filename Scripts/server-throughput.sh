@@ -77,20 +77,29 @@ done
 chmod 644 "$work/www/user.json"
 body_bytes=$(wc -c < "$work/www/user.json")
 
+# Waits for $1 to answer, then checks it serves exactly body_bytes; $2 names the server in the
+# error, the rest are its log files, printed when it does not.
+expect_body() {
+    local url="$1" name="$2"
+    shift 2
+    for _ in $(seq 1 100); do
+        curl -sf -o /dev/null "$url" && break
+        sleep 0.1
+    done
+    local bytes
+    bytes=$(curl -sf "$url" | wc -c || true)
+    if [ "$bytes" -ne "$body_bytes" ]; then
+        echo "$name serves $bytes bytes, not $body_bytes; its log:" >&2
+        cat "$@" >&2 2> /dev/null || true
+        exit 1
+    fi
+}
+
 taskset -c "$server_cpu" "$emulator_bin" --bare-http-server "$bare_port" "$work/www/user.json" \
     > "$work/bare.log" 2>&1 &
 bare_pid=$!
 bare_url="http://127.0.0.1:$bare_port/v1/datasync/subkeys/bench/users/u1"
-for _ in $(seq 1 100); do
-    curl -sf -o /dev/null "$bare_url" && break
-    sleep 0.1
-done
-bare_bytes=$(curl -sf "$bare_url" | wc -c || true)
-if [ "$bare_bytes" -ne "$body_bytes" ]; then
-    echo "the bare server serves $bare_bytes bytes, not $body_bytes; its log:" >&2
-    cat "$work/bare.log" >&2
-    exit 1
-fi
+expect_body "$bare_url" "the bare server" "$work/bare.log"
 
 cat > "$work/nginx.conf" << EOF
 worker_processes 1;
@@ -117,16 +126,7 @@ mkdir -p "$work/tmp"
 taskset -c "$server_cpu" "$nginx_bin" -p "$work" -c "$work/nginx.conf" 2> "$work/nginx-start.log" &
 nginx_pid=$!
 nginx_url="http://127.0.0.1:$nginx_port/user.json"
-for _ in $(seq 1 100); do
-    curl -sf -o /dev/null "$nginx_url" && break
-    sleep 0.1
-done
-nginx_bytes=$(curl -sf "$nginx_url" | wc -c || true)
-if [ "$nginx_bytes" -ne "$body_bytes" ]; then
-    echo "nginx serves $nginx_bytes bytes, not $body_bytes; its log:" >&2
-    cat "$work/nginx-start.log" "$work/nginx-error.log" >&2 2> /dev/null || true
-    exit 1
-fi
+expect_body "$nginx_url" nginx "$work/nginx-start.log" "$work/nginx-error.log"
 
 # Requests per second wrk measured against $1 with $2 connections.
 measure() {
