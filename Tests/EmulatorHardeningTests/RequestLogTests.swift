@@ -127,9 +127,12 @@ struct RequestLogTests {
         #expect(logged.contains { $0.contains("signature=REDACTED&timestamp=1") })
     }
 
-    @Test("the line writer drops and counts lines instead of blocking, and reports the gap")
+    // A writer that blocked on the full pipe would never return from the 20,000 writes: the time
+    // limit turns that hang into a failure, and the dropped-line count shows the lines were shed.
+    @Test(
+        "the line writer drops and counts lines instead of blocking, and reports the gap", .timeLimit(.minutes(1)))
     func lineWriterDropsWhenFull() async throws {
-        let observed = try await onThread { () throws -> (Double, Int, Bool, String) in
+        let observed = try await onThread { () throws -> (Int, Bool, String) in
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else { throw TestFailure("pipe() failed") }
             defer {
@@ -137,9 +140,7 @@ struct RequestLogTests {
                 close(ends[1])
             }
             let writer = LineWriter(fileDescriptor: ends[1], capacityBytes: 4096)
-            let started = Date()
             for index in 0..<20_000 { writer.write("line \(index) " + String(repeating: "x", count: 40)) }
-            let elapsed = Date().timeIntervalSince(started)
             let dropped = writer.statistics.droppedLines
             let flushed = writer.flush(timeout: .milliseconds(100))
             // Drain the pipe: the writer catches up, then says how many lines went missing.
@@ -152,13 +153,12 @@ struct RequestLogTests {
                 let count = read(ends[0], &chunk, chunk.count)
                 if count > 0 { text += chunk[0..<count] } else { usleep(1000) }
             }
-            return (elapsed, dropped, flushed, String(decoding: text, as: UTF8.self))
+            return (dropped, flushed, String(decoding: text, as: UTF8.self))
         }
-        #expect(observed.0 < 5)
-        #expect(observed.1 > 10_000)
-        #expect(!observed.2)
-        #expect(observed.3.contains("lines dropped (the output was not being read)"))
-        #expect(observed.3.hasSuffix("after\n"))
+        #expect(observed.0 > 10_000)
+        #expect(!observed.1)
+        #expect(observed.2.contains("lines dropped (the output was not being read)"))
+        #expect(observed.2.hasSuffix("after\n"))
     }
 
     @Test("the line writer survives a closed pipe even where SIGPIPE is not ignored")
