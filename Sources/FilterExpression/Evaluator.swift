@@ -128,7 +128,7 @@ public struct FilterEvaluator: Sendable {
         switch (actual, value) {
         case (.string(let text), .string(let expected)):
             if op.isPattern { return pattern?.matches(text) ?? false }
-            order = compareScalars(text, expected)
+            order = ScalarText.compare(text, expected)
         case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
             order = compareNumbers(actual, value)
         case (.bool(let flag), .bool(let expected)):
@@ -146,22 +146,6 @@ public struct FilterEvaluator: Sendable {
         case .lessOrEqual: return order <= 0
         case .greaterOrEqual: return order >= 0
         case .like, .slike, .ilike: return false
-        }
-    }
-
-    /// Three-way comparison by Unicode scalar value. UTF-8 preserves scalar order, so comparing
-    /// the encoded bytes is enough.
-    static func compareScalars(_ lhs: String, _ rhs: String) -> Int {
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let a?, let b?):
-                if a != b { return a < b ? -1 : 1 }
-            }
         }
     }
 

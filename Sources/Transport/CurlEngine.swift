@@ -32,9 +32,6 @@ final class CurlTransfer {
         requestBody?.deallocate()
         requestBody = nil
     }
-
-    /// Called for every header line, including status lines of interim (1xx) responses.
-    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) { responseHeaders.receive(line) }
 }
 
 /// The header fields of the response being received, built from libcurl's header lines.
@@ -107,7 +104,7 @@ private func curlWriteHeader(
     let length = size * count
     guard let data, length > 0 else { return length }
     UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        transfer.receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
+        transfer.responseHeaders.receive(UnsafeBufferPointer(start: bytes, count: length))
     }
     return length
 }
