@@ -47,6 +47,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
         var cancelledBeforeRegistration: Set<UInt64> = []
+        /// Tasks in ``waitForSleepers(_:)``, each resumed once that many tasks sleep.
+        var sleeperWaiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// Every deadline ever slept until, in the order the sleeps began.
         var history: [Duration] = []
     }
@@ -78,13 +80,18 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                var satisfied: [CheckedContinuation<Void, Never>] = []
                 let outcome: Result<Void, any Error>? = lock.withLock {
                     if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    let sleeping = state.sleepers.count
+                    satisfied = state.sleeperWaiters.filter { $0.count <= sleeping }.map(\.continuation)
+                    state.sleeperWaiters.removeAll { $0.count <= sleeping }
                     return nil
                 }
                 if let outcome { continuation.resume(with: outcome) }
+                for waiter in satisfied { waiter.resume() }
             }
         } onCancel: {
             let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
@@ -116,15 +123,39 @@ public final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock, yielding between checks,
-    /// or once the waiting task is cancelled (a test's time limit, a helper task being stopped),
-    /// so a wait that can never be satisfied ends instead of spinning on.
+    /// Returns once at least `count` tasks are sleeping on this clock, or once the waiting task is
+    /// cancelled (a test's time limit, a helper task being stopped), so a wait that can never be
+    /// satisfied ends.
     ///
-    /// This waits for the code under test to reach its sleep without the test sleeping itself.
-    /// After a cancelled wait `sleeperCount` may still be below `count`; check it if it matters.
+    /// This waits for the code under test to reach its sleep without the test sleeping itself. The
+    /// waiting task is suspended, not polling: it is resumed by the sleep that brings the count to
+    /// `count`, so many waiting tests do not crowd the concurrency pool. After a cancelled wait
+    /// `sleeperCount` may still be below `count`; check it if it matters.
     public func waitForSleepers(_ count: Int) async {
-        while sleeperCount < count, !Task.isCancelled {
-            await Task.yield()
+        let id: UInt64 = lock.withLock {
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = lock.withLock {
+                    if state.cancelledBeforeRegistration.remove(id) != nil || state.sleepers.count >= count {
+                        return true
+                    }
+                    state.sleeperWaiters.append((id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
+                if let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) {
+                    return state.sleeperWaiters.remove(at: index).continuation
+                }
+                state.cancelledBeforeRegistration.insert(id)
+                return nil
+            }
+            continuation?.resume()
         }
     }
 }
