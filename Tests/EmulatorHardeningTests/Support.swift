@@ -43,8 +43,10 @@ final class WireConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var isClosed = false
 
-    /// Connects to `127.0.0.1:port`; reads time out after `timeout` seconds.
-    init(port: UInt16, timeout: Int = 20) throws {
+    /// Connects to `127.0.0.1:port`; reads time out after `timeout` seconds. The default is generous
+    /// on purpose: most tests check the answer, not its speed, and early in a full test run the whole
+    /// process has been seen to stall for 20 s and more (see `SocketTests`).
+    init(port: UInt16, timeout: Int = 180) throws {
         #if canImport(Glibc)
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
