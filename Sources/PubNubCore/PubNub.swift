@@ -36,6 +36,26 @@ public final class PubNub: Sendable {
     package let components: PubNubComponents
     private let tokenStore: TokenStore
 
+    /// The executor of the transport's own thread, when it has one (the libcurl backend does;
+    /// see `CurlHTTPClient.taskExecutor`), else `nil`.
+    ///
+    /// A task that prefers it resumes on the thread that read each answer, which saves a thread
+    /// wake-up per request for a task making many in a row; keep such a task's work short and
+    /// never block in it, since it shares that thread with every transfer of the client.
+    ///
+    /// ```swift
+    /// let users = try await withTaskExecutorPreference(pubnub.taskExecutor) {
+    ///     var users: [PubNubDataSyncUser] = []
+    ///     for id in ids { users.append(try await pubnub.dataSync.getUser(id: id)) }
+    ///     return users
+    /// }
+    /// ```
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    public var taskExecutor: (any TaskExecutor)? {
+        guard case .success(let transport) = pipeline.transport else { return nil }
+        return transport.taskExecutor
+    }
+
     /// Creates a client without checking the configuration first.
     ///
     /// Nothing is sent until you call an operation. A configuration that cannot produce requests

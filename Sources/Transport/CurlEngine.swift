@@ -121,6 +121,10 @@ private func curlWriteHeader(
 /// So a request costs no wake-up of the engine thread to start it, only the one for its answer.
 /// Cancellation removes the transfer on the cancelling thread. That is what makes the
 /// `@unchecked Sendable` below sound.
+///
+/// The engine is also a `TaskExecutor` (``CurlHTTPClient/taskExecutor``): jobs of tasks that prefer
+/// it queue in `jobs` and run on the engine's thread between two waits, so a task whose answer the
+/// thread has just read resumes right there, without waking any other thread.
 final class CurlEngine: @unchecked Sendable {
     private enum Entry {
         case registered
@@ -141,6 +145,11 @@ final class CurlEngine: @unchecked Sendable {
     private var active: [OpaquePointer: CurlTransfer] = [:]
     private var idleHandles: [OpaquePointer] = []
     private static let maximumIdleHandles = 32
+    /// Jobs of tasks that prefer the engine as their executor, in arrival order.
+    private var jobs: [UnownedJob] = []
+    /// True while the engine's thread sleeps (or is about to) in `ccurl_driver_wait`: a job that
+    /// arrives then must wake it. A job enqueued by the thread itself, or while it is busy, must not.
+    private var waiting = false
 
     private typealias Finished = [(CurlTransfer, Result<HTTPResponse, TransportError>)]
 
@@ -165,8 +174,12 @@ final class CurlEngine: @unchecked Sendable {
         let perHost = max(1, configuration.maximumConnectionsPerHost)
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), perHost)
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(perHost * 2, 8))
-        let thread = Thread { [self] in self.run() }
-        thread.name = "CurlHTTPClient"
+        let thread = Thread { [self] in
+            // Named from inside: on Linux a name set before `start()` does not reach the thread, and
+            // debuggers, `perf` and `top -H` show this one.
+            Thread.current.name = "CurlHTTPClient"
+            self.run()
+        }
         thread.start()
     }
 
@@ -278,15 +291,22 @@ final class CurlEngine: @unchecked Sendable {
         let capacity = 64
         var sockets = [Int32](repeating: 0, count: capacity)
         var masks = [Int32](repeating: 0, count: capacity)
+        var batch: [UnownedJob] = []
         while true {
-            // With transfers running, look at libcurl's timeouts at least every second even if the
-            // timer was lost; idle, sleep until a socket or the timer speaks.
-            let timeout: Int32 = lock.withLock { active.isEmpty ? -1 : 1_000 }
+            // Queued jobs first: then only look at the sockets. With transfers running, look at
+            // libcurl's timeouts at least every second even if the timer was lost; idle, sleep
+            // until a socket, the timer or a new job speaks.
+            let timeout: Int32 = lock.withLock {
+                if !jobs.isEmpty { return 0 }
+                waiting = true
+                return active.isEmpty ? -1 : 1_000
+            }
             let count = Int(ccurl_driver_wait(driver, &sockets, &masks, Int32(capacity), timeout))
             var finished: Finished = []
             let stop: Bool = lock.withLock {
+                waiting = false
                 if stopping { return true }
-                if count == 0, !active.isEmpty {
+                if count == 0, timeout != 0, !active.isEmpty {
                     var running: Int32 = 0
                     _ = ccurl_multi_socket_action(multi, CCURL_SOCKET_TIMEOUT, 0, &running)
                     ccurl_driver_kick(driver)
@@ -300,21 +320,62 @@ final class CurlEngine: @unchecked Sendable {
                 close()
                 return
             }
+            // One batch per turn (what was queued by now, the jobs just resumed among them), so a
+            // task that keeps re-enqueueing itself cannot starve the sockets.
+            lock.withLock { swap(&batch, &jobs) }
+            if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+                // (Always true where a job can be queued: only a `TaskExecutor` enqueues them.)
+                for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
     private func close() {
         let error = TransportError(code: .cancelled, message: "the client was shut down", isRetryable: false)
         var finished: Finished = []
-        lock.withLock {
+        let leftover: [UnownedJob] = lock.withLock {
             for easy in Array(active.keys) { finishLocked(easy, with: .failure(error), into: &finished) }
             for easy in idleHandles { ccurl_easy_cleanup(easy) }
             idleHandles.removeAll()
             closed = true
             _ = ccurl_multi_cleanup(multi)
             ccurl_driver_destroy(driver)
+            defer { jobs.removeAll() }
+            return jobs
+        }
+        // From here on `enqueue` hands jobs to the global executor's threads; so do the queued ones
+        // and the callers resumed with the shutdown error. No job is dropped.
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            for job in leftover { runElsewhere(job) }
         }
         resume(finished)
+    }
+
+    // MARK: Task executor
+
+    /// The jobs that reached the engine after it shut down: they run on a global thread, still
+    /// reporting the engine as their task executor, so no task is left suspended.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    fileprivate func runElsewhere(_ job: UnownedJob) {
+        DispatchQueue.global().async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// Queues `job` for the engine's thread, waking the thread when it sleeps; once the engine is
+    /// shut down, the job runs on a global thread instead.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    fileprivate func enqueueJob(_ job: UnownedJob) {
+        let queued: Bool = lock.withLock {
+            if stopping || closed { return false }
+            jobs.append(job)
+            if waiting {
+                // Under the lock, so the driver cannot be closed in between.
+                waiting = false
+                ccurl_driver_wake(driver)
+            }
+            return true
+        }
+        if !queued { runElsewhere(job) }
     }
 
     /// Takes every transfer libcurl reports done out of the multi handle. Removing a handle may
@@ -500,5 +561,12 @@ final class CurlEngine: @unchecked Sendable {
         default:
             return failure(.other)
         }
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension CurlEngine: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        enqueueJob(UnownedJob(job))
     }
 }

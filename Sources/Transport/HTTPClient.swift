@@ -23,6 +23,19 @@ public protocol HTTPClient: Sendable {
     ///
     /// - Throws: ``TransportError`` when the exchange fails.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// An executor on the thread that completes the client's transfers, for tasks that want to
+    /// resume there (see ``CurlHTTPClient/taskExecutor``); `nil`, the default, when the client
+    /// has none. Pass it to `withTaskExecutorPreference(_:operation:)` as it is: a `nil`
+    /// preference changes nothing.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension HTTPClient {
+    /// No executor of its own: tasks resume where they would anyway.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// A step in front of an ``HTTPClient`` that may change the request, the response, or both, and

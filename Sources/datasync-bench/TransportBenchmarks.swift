@@ -190,7 +190,9 @@ enum CurlRoundTripBench {
 
         var sdkTask = Figures()
         var sdkMain = Figures()
+        var sdkExecutor = Figures()
         var bareFigures = Figures()
+        let executor = curl.taskExecutor
         for _ in 0..<trials {
             let (bareSeconds, bareSwitches) = try await LoopbackSocket.onThread { try bare.loop(calls: calls) }
             bareFigures.keep(seconds: bareSeconds, switches: bareSwitches, calls: calls)
@@ -200,6 +202,10 @@ enum CurlRoundTripBench {
             sdkTask.keep(seconds: taskSeconds, switches: taskSwitches, calls: calls)
             let (mainSeconds, mainSwitches) = try await mainActorLoop(pubnub, userID: userID)
             sdkMain.keep(seconds: mainSeconds, switches: mainSwitches, calls: calls)
+            let (executorSeconds, executorSwitches) = try await Task.detached {
+                try await withTaskExecutorPreference(executor) { try await sdkLoop(pubnub, userID: userID) }
+            }.value
+            sdkExecutor.keep(seconds: executorSeconds, switches: executorSwitches, calls: calls)
         }
         let baselineName = "bare libcurl loop, one easy handle, same request"
         let bareSwitches = bareFigures.switchesPerCall
@@ -213,12 +219,21 @@ enum CurlRoundTripBench {
                 ours: sdkMain.microseconds, baselineName: baselineName, baseline: bareFigures.microseconds,
                 higherIsBetter: false),
             BenchRow(
+                scenario: "transport: getUser round trip, task preferring the client's executor (curl, \(placement))",
+                unit: "µs/call", ours: sdkExecutor.microseconds, baselineName: baselineName,
+                baseline: bareFigures.microseconds, higherIsBetter: false),
+            BenchRow(
                 scenario: "transport: context switches per getUser, plain task caller (curl, \(placement))",
                 unit: "switches/call", ours: sdkTask.switchesPerCall, baselineName: baselineName,
                 baseline: bareSwitches, higherIsBetter: false),
             BenchRow(
                 scenario: "transport: context switches per getUser, @MainActor caller (curl, \(placement))",
                 unit: "switches/call", ours: sdkMain.switchesPerCall, baselineName: baselineName,
+                baseline: bareSwitches, higherIsBetter: false),
+            BenchRow(
+                scenario:
+                    "transport: context switches per getUser, task preferring the client's executor (curl, \(placement))",
+                unit: "switches/call", ours: sdkExecutor.switchesPerCall, baselineName: baselineName,
                 baseline: bareSwitches, higherIsBetter: false),
         ]
     }
