@@ -118,6 +118,7 @@ enum CurlRoundTripBench {
                 "roundtrip: no datasync-emulator next to this binary (build it: swift build -c release); in-process rows only"
             )
         }
+        rows += await ResumeFloor.rows()
         let emulator = try Emulator(configuration: EmulatorConfiguration())
         let url = try await emulator.start()
         guard let port = url.port else {
@@ -269,6 +270,92 @@ enum CurlRoundTripBench {
             _ = getrusage(RUSAGE_SELF.rawValue, &usage)
         #endif
         return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+}
+
+/// What a resumed continuation costs with no network and no SDK in the way: a thread of its own
+/// resumes a waiting task, the task hands it the next continuation, and so on. Once with a plain
+/// task waiting, once with the main actor waiting. The difference is what the platform charges a
+/// main-actor caller for each answer that arrives on another thread (on Linux the main queue is
+/// drained by a libdispatch worker after `dispatch_main`), which no transport can avoid; the
+/// `@MainActor` round-trip rows above carry it too.
+enum ResumeFloor {
+    /// Hands each continuation to its thread, which resumes it at once.
+    final class Resumer: @unchecked Sendable {
+        // @unchecked Sendable: `pending` and `stopped` are touched only while holding `condition`.
+        private let condition = NSCondition()
+        private var pending: [CheckedContinuation<Void, Never>] = []
+        private var stopped = false
+
+        init() {
+            Thread { [self] in
+                while true {
+                    condition.lock()
+                    while pending.isEmpty, !stopped { condition.wait() }
+                    if pending.isEmpty {
+                        condition.unlock()
+                        return
+                    }
+                    let next = pending.removeFirst()
+                    condition.unlock()
+                    next.resume()
+                }
+            }.start()
+        }
+
+        func hand(_ continuation: CheckedContinuation<Void, Never>) {
+            condition.lock()
+            pending.append(continuation)
+            condition.signal()
+            condition.unlock()
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    static let hops = 20_000
+
+    static func rows() async -> [BenchRow] {
+        let resumer = Resumer()
+        defer { resumer.stop() }
+        var plain = CurlRoundTripBench.Figures()
+        var main = CurlRoundTripBench.Figures()
+        for _ in 0..<3 {
+            let (plainSeconds, plainSwitches) = await Task.detached { await loop(resumer) }.value
+            plain.keep(seconds: plainSeconds, switches: plainSwitches, calls: hops)
+            let (mainSeconds, mainSwitches) = await mainActorLoop(resumer)
+            main.keep(seconds: mainSeconds, switches: mainSwitches, calls: hops)
+        }
+        let baselineName = "the same, plain task waiting"
+        return [
+            BenchRow(
+                scenario: "transport: resume from another thread, @MainActor waiter (no network: the platform's floor)",
+                unit: "µs/resume", ours: main.microseconds, baselineName: baselineName, baseline: plain.microseconds,
+                higherIsBetter: false),
+            BenchRow(
+                scenario: "transport: context switches per resume, @MainActor waiter (no network)",
+                unit: "switches/resume", ours: main.switchesPerCall, baselineName: baselineName,
+                baseline: plain.switchesPerCall, higherIsBetter: false),
+        ]
+    }
+
+    private static func loop(_ resumer: Resumer, isolation: isolated (any Actor)? = #isolation) async -> (Double, Int) {
+        let switches = CurlRoundTripBench.contextSwitches()
+        let start = ContinuousClock.now
+        for _ in 0..<hops {
+            await withCheckedContinuation(isolation: isolation) { resumer.hand($0) }
+        }
+        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.contextSwitches() - switches)
+    }
+
+    @MainActor
+    private static func mainActorLoop(_ resumer: Resumer) async -> (Double, Int) {
+        await loop(resumer)
     }
 }
 
