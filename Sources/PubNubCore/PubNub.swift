@@ -44,6 +44,7 @@ public final class PubNub: Sendable {
     /// never block in it, since it shares that thread with every transfer of the client.
     ///
     /// ```swift
+    /// let ids = ["user-1", "user-2", "user-3"]
     /// let users = try await withTaskExecutorPreference(pubnub.taskExecutor) {
     ///     var users: [PubNubDataSyncUser] = []
     ///     for id in ids { users.append(try await pubnub.dataSync.getUser(id: id)) }

@@ -150,6 +150,8 @@ final class CurlEngine: @unchecked Sendable {
     /// True while the engine's thread sleeps (or is about to) in `ccurl_driver_wait`: a job that
     /// arrives then must wake it. A job enqueued by the thread itself, or while it is busy, must not.
     private var waiting = false
+    /// The engine's thread, once it runs (for ``isEngineThread``).
+    private var engineThread: pthread_t?
 
     private typealias Finished = [(CurlTransfer, Result<HTTPResponse, TransportError>)]
 
@@ -175,8 +177,8 @@ final class CurlEngine: @unchecked Sendable {
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), perHost)
         _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(perHost * 2, 8))
         let thread = Thread { [self] in
-            // Named from inside: on Linux a name set before `start()` does not reach the thread, and
-            // debuggers, `perf` and `top -H` show this one.
+            // Named from inside the thread: a name set before `start()` did not reach the OS thread
+            // on Linux (perf showed the libdispatch worker's name), and debuggers and perf show this.
             Thread.current.name = "CurlHTTPClient"
             self.run()
         }
@@ -287,7 +289,15 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Engine thread
 
+    /// Whether the caller runs on the engine's thread (tests check where preferring tasks resume).
+    var isEngineThread: Bool {
+        let current = pthread_self()
+        return lock.withLock { engineThread.map { pthread_equal($0, current) != 0 } ?? false }
+    }
+
     private func run() {
+        let started = pthread_self()
+        lock.withLock { engineThread = started }
         let capacity = 64
         var sockets = [Int32](repeating: 0, count: capacity)
         var masks = [Int32](repeating: 0, count: capacity)
@@ -339,6 +349,7 @@ final class CurlEngine: @unchecked Sendable {
             for easy in idleHandles { ccurl_easy_cleanup(easy) }
             idleHandles.removeAll()
             closed = true
+            engineThread = nil  // its id may be reused by a new thread
             _ = ccurl_multi_cleanup(multi)
             ccurl_driver_destroy(driver)
             defer { jobs.removeAll() }

@@ -92,6 +92,9 @@ public final class CurlHTTPClient: HTTPClient {
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     public var taskExecutor: (any TaskExecutor)? { engine }
 
+    /// Whether the caller runs on the client's transfer thread (for tests of ``taskExecutor``).
+    var isOnTransferThread: Bool { engine.isEngineThread }
+
     /// Sends `request` and suspends until the response is complete.
     ///
     /// - Throws: ``TransportError``: ``TransportError/Code-swift.struct/invalidRequest`` for a request

@@ -1,7 +1,7 @@
 import DataSyncTestSupport
 import Foundation
 import Testing
-import Transport
+@testable import Transport
 
 /// The curl backend's task executor (`CurlHTTPClient.taskExecutor`): a task that prefers it runs
 /// on the client's transfer thread, and everything the transport promises still holds there.
@@ -17,9 +17,8 @@ struct CurlTaskExecutorTests {
             return try await withTaskExecutorPreference(client.taskExecutor) {
                 let response = try await client.send(request)
                 // Still inside the preference: this line runs on the client's thread.
-                guard currentThreadName() == "CurlHTTPClient" else {
-                    throw TransportError(
-                        code: .other, message: "resumed on \(currentThreadName() ?? "a nameless thread")")
+                guard client.isOnTransferThread else {
+                    throw TransportError(code: .other, message: "the answer resumed the task off the client's thread")
                 }
                 return response
             }
@@ -39,18 +38,18 @@ struct CurlTaskExecutorTests {
     func resumesOnTheClientsThread() async throws {
         let client = try CurlHTTPClient()
         try await HTTPTestServer.with { server in
-            let names = try await withTaskExecutorPreference(client.taskExecutor) {
-                var names: [String?] = [currentThreadName()]
+            let seen = try await withTaskExecutorPreference(client.taskExecutor) {
+                var seen: [Bool] = [client.isOnTransferThread]
                 for index in 0..<20 {
                     let response = try await client.send(
                         server.request("/echo", query: [.init(name: "n", value: "\(index)")]))
                     #expect(response.status == 200)
-                    names.append(currentThreadName())
+                    seen.append(client.isOnTransferThread)
                 }
-                return names
+                return seen
             }
-            #expect(names.count == 21)
-            #expect(names.allSatisfy { $0 == "CurlHTTPClient" }, "threads seen: \(Set(names.map { $0 ?? "-" }))")
+            #expect(seen.count == 21)
+            #expect(seen.allSatisfy { $0 }, "off the client's thread at steps \(seen.indices.filter { !seen[$0] })")
         }
     }
 
@@ -108,20 +107,17 @@ struct CurlTaskExecutorTests {
     func afterTheClientIsReleased() async throws {
         // Only the executor outlives the client: releasing the client shuts its thread down.
         let executor = try #require(try CurlHTTPClient().taskExecutor)
-        let names = await withTaskExecutorPreference(executor) {
-            var names: [String?] = [currentThreadName()]
+        let engine = try #require(executor as? CurlEngine)
+        let steps = await withTaskExecutorPreference(executor) {
+            var steps: [Bool] = []
             for _ in 0..<3 {
                 await Task.yield()
-                names.append(currentThreadName())
+                steps.append(engine.isEngineThread)
             }
-            return names
+            return steps
         }
-        #expect(names.count == 4)
-        #expect(!names.contains("CurlHTTPClient"))
+        // Every resume ran (a job left in a stopped engine's queue would hang here until the
+        // time limit), none on the engine's thread, which is gone.
+        #expect(steps == [false, false, false])
     }
-}
-
-/// The name of the thread running the caller (a synchronous function, so async code may ask).
-private func currentThreadName() -> String? {
-    Thread.current.name
 }
