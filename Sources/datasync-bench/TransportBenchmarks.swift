@@ -80,7 +80,9 @@ enum TransportBenchmarks {
 /// curl backend, called from a plain task and from the main actor, against a bare libcurl loop
 /// through the same `CCurl` shim on a thread of its own, with one reused easy handle sending the
 /// request the SDK sent (recorded from the SDK's first call). Each side also reports its context
-/// switches per call (`getrusage` voluntary plus involuntary, whole process).
+/// switches per call (`getrusage` voluntary plus involuntary, whole process) and, against the
+/// child process, its CPU time per call. A third SDK loop runs in a task preferring the curl
+/// client's executor (`CurlHTTPClient.taskExecutor`).
 ///
 /// The emulator runs twice: first as a child process (the `datasync-emulator` binary built next
 /// to this one, as `swift build -c release` leaves it), so the switches and the CPU counted are
@@ -92,20 +94,36 @@ enum CurlRoundTripBench {
     /// How many times the three loops take turns; each keeps its best round.
     static let trials = 5
 
-    /// One measured loop: time per call and context switches per call.
+    /// One measured loop: time, context switches and CPU time per call.
     struct Figures {
         var microseconds = Double.infinity
         var switches: [Double] = []
+        var cpu: [Double] = []
 
-        mutating func keep(seconds: Double, switches: Int, calls: Int) {
+        mutating func keep(seconds: Double, usage: Usage, calls: Int) {
             microseconds = min(microseconds, seconds * 1e6 / Double(calls))
-            self.switches.append(Double(switches) / Double(calls))
+            switches.append(Double(usage.switches) / Double(calls))
+            cpu.append(usage.cpuSeconds * 1e6 / Double(calls))
         }
 
         /// The median of the rounds' switches per call.
-        var switchesPerCall: Double {
-            let sorted = switches.sorted()
+        var switchesPerCall: Double { Self.median(switches) }
+        /// The median of the rounds' CPU microseconds per call (user plus system, whole process).
+        var cpuMicrosecondsPerCall: Double { Self.median(cpu) }
+
+        private static func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
             return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+    }
+
+    /// What `getrusage` says the whole process has used so far.
+    struct Usage {
+        var switches: Int
+        var cpuSeconds: Double
+
+        static func - (lhs: Usage, rhs: Usage) -> Usage {
+            Usage(switches: lhs.switches - rhs.switches, cpuSeconds: lhs.cpuSeconds - rhs.cpuSeconds)
         }
     }
 
@@ -195,22 +213,36 @@ enum CurlRoundTripBench {
         var bareFigures = Figures()
         let executor = curl.taskExecutor
         for _ in 0..<trials {
-            let (bareSeconds, bareSwitches) = try await LoopbackSocket.onThread { try bare.loop(calls: calls) }
-            bareFigures.keep(seconds: bareSeconds, switches: bareSwitches, calls: calls)
-            let (taskSeconds, taskSwitches) = try await Task.detached {
+            let (bareSeconds, bareUsage) = try await LoopbackSocket.onThread { try bare.loop(calls: calls) }
+            bareFigures.keep(seconds: bareSeconds, usage: bareUsage, calls: calls)
+            let (taskSeconds, taskUsage) = try await Task.detached {
                 try await sdkLoop(pubnub, userID: userID)
             }.value
-            sdkTask.keep(seconds: taskSeconds, switches: taskSwitches, calls: calls)
-            let (mainSeconds, mainSwitches) = try await mainActorLoop(pubnub, userID: userID)
-            sdkMain.keep(seconds: mainSeconds, switches: mainSwitches, calls: calls)
-            let (executorSeconds, executorSwitches) = try await Task.detached {
+            sdkTask.keep(seconds: taskSeconds, usage: taskUsage, calls: calls)
+            let (mainSeconds, mainUsage) = try await mainActorLoop(pubnub, userID: userID)
+            sdkMain.keep(seconds: mainSeconds, usage: mainUsage, calls: calls)
+            let (executorSeconds, executorUsage) = try await Task.detached {
                 try await withTaskExecutorPreference(executor) { try await sdkLoop(pubnub, userID: userID) }
             }.value
-            sdkExecutor.keep(seconds: executorSeconds, switches: executorSwitches, calls: calls)
+            sdkExecutor.keep(seconds: executorSeconds, usage: executorUsage, calls: calls)
         }
         let baselineName = "bare libcurl loop, one easy handle, same request"
         let bareSwitches = bareFigures.switchesPerCall
-        return [
+        // CPU per call says what the SDK costs the machine, apart from how long the wake-ups take;
+        // only the child-process placement counts the client alone.
+        let cpuRows: [BenchRow] =
+            placement.hasPrefix("emulator in a child")
+            ? [
+                BenchRow(
+                    scenario: "transport: CPU per getUser, plain task caller (curl, \(placement))", unit: "CPU µs/call",
+                    ours: sdkTask.cpuMicrosecondsPerCall, baselineName: baselineName,
+                    baseline: bareFigures.cpuMicrosecondsPerCall, higherIsBetter: false),
+                BenchRow(
+                    scenario: "transport: CPU per getUser, task preferring the client's executor (curl, \(placement))",
+                    unit: "CPU µs/call", ours: sdkExecutor.cpuMicrosecondsPerCall, baselineName: baselineName,
+                    baseline: bareFigures.cpuMicrosecondsPerCall, higherIsBetter: false),
+            ] : []
+        return cpuRows + [
             BenchRow(
                 scenario: "transport: getUser round trip, plain task caller (curl, \(placement))", unit: "µs/call",
                 ours: sdkTask.microseconds, baselineName: baselineName, baseline: bareFigures.microseconds,
@@ -239,21 +271,21 @@ enum CurlRoundTripBench {
         ]
     }
 
-    private static func sdkLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Int) {
+    private static func sdkLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Usage) {
         for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
-        let switches = contextSwitches()
+        let before = usage()
         let start = ContinuousClock.now
         for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
-        return (seconds(since: start), contextSwitches() - switches)
+        return (seconds(since: start), usage() - before)
     }
 
     @MainActor
-    private static func mainActorLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Int) {
+    private static func mainActorLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Usage) {
         for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
-        let switches = contextSwitches()
+        let before = usage()
         let start = ContinuousClock.now
         for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
-        return (seconds(since: start), contextSwitches() - switches)
+        return (seconds(since: start), usage() - before)
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
@@ -261,15 +293,18 @@ enum CurlRoundTripBench {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    /// Voluntary plus involuntary context switches of the whole process so far.
-    static func contextSwitches() -> Int {
+    /// Voluntary plus involuntary context switches, and user plus system CPU time, of the whole
+    /// process so far.
+    static func usage() -> Usage {
         var usage = rusage()
         #if canImport(Darwin)
             _ = getrusage(RUSAGE_SELF, &usage)
         #else
             _ = getrusage(RUSAGE_SELF.rawValue, &usage)
         #endif
-        return usage.ru_nvcsw + usage.ru_nivcsw
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return Usage(
+            switches: usage.ru_nvcsw + usage.ru_nivcsw, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 }
 
@@ -326,10 +361,10 @@ enum ResumeFloor {
         var plain = CurlRoundTripBench.Figures()
         var main = CurlRoundTripBench.Figures()
         for _ in 0..<3 {
-            let (plainSeconds, plainSwitches) = await Task.detached { await loop(resumer) }.value
-            plain.keep(seconds: plainSeconds, switches: plainSwitches, calls: hops)
-            let (mainSeconds, mainSwitches) = await mainActorLoop(resumer)
-            main.keep(seconds: mainSeconds, switches: mainSwitches, calls: hops)
+            let (plainSeconds, plainUsage) = await Task.detached { await loop(resumer) }.value
+            plain.keep(seconds: plainSeconds, usage: plainUsage, calls: hops)
+            let (mainSeconds, mainUsage) = await mainActorLoop(resumer)
+            main.keep(seconds: mainSeconds, usage: mainUsage, calls: hops)
         }
         let baselineName = "the same, plain task waiting"
         return [
@@ -344,17 +379,19 @@ enum ResumeFloor {
         ]
     }
 
-    private static func loop(_ resumer: Resumer, isolation: isolated (any Actor)? = #isolation) async -> (Double, Int) {
-        let switches = CurlRoundTripBench.contextSwitches()
+    private static func loop(
+        _ resumer: Resumer, isolation: isolated (any Actor)? = #isolation
+    ) async -> (Double, CurlRoundTripBench.Usage) {
+        let before = CurlRoundTripBench.usage()
         let start = ContinuousClock.now
         for _ in 0..<hops {
             await withCheckedContinuation(isolation: isolation) { resumer.hand($0) }
         }
-        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.contextSwitches() - switches)
+        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.usage() - before)
     }
 
     @MainActor
-    private static func mainActorLoop(_ resumer: Resumer) async -> (Double, Int) {
+    private static func mainActorLoop(_ resumer: Resumer) async -> (Double, CurlRoundTripBench.Usage) {
         await loop(resumer)
     }
 }
@@ -393,8 +430,8 @@ struct BareCurlRequest: Sendable {
     }
 
     /// Sends the request `calls` times, one after another, on the calling thread (after 20
-    /// unmeasured calls); returns the seconds taken and the context switches of the process.
-    func loop(calls: Int) throws -> (Double, Int) {
+    /// unmeasured calls); returns the seconds taken and what the process used meanwhile.
+    func loop(calls: Int) throws -> (Double, CurlRoundTripBench.Usage) {
         guard let easy = ccurl_easy_init() else { throw BenchFailure(message: "curl_easy_init failed") }
         defer { ccurl_easy_cleanup(easy) }
         var list: OpaquePointer?
@@ -420,9 +457,9 @@ struct BareCurlRequest: Sendable {
             }
         }
         for _ in 0..<20 { try once() }
-        let switches = CurlRoundTripBench.contextSwitches()
+        let before = CurlRoundTripBench.usage()
         let start = ContinuousClock.now
         for _ in 0..<calls { try once() }
-        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.contextSwitches() - switches)
+        return (CurlRoundTripBench.seconds(since: start), CurlRoundTripBench.usage() - before)
     }
 }
