@@ -82,7 +82,9 @@ enum TransportBenchmarks {
 /// request the SDK sent (recorded from the SDK's first call). Each side also reports its context
 /// switches per call (`getrusage` voluntary plus involuntary, whole process) and, against the
 /// child process, its CPU time per call. A third SDK loop runs in a task preferring the curl
-/// client's executor (`CurlHTTPClient.taskExecutor`).
+/// client's executor (`CurlHTTPClient.taskExecutor`). With `ROUNDTRIP_PROFILE_CALLS=N` set, each
+/// placement makes only N such calls and prints no rows, for `perf record` (all of the client's
+/// work then runs on the thread named `CurlHTTPClient`: `perf report --comms CurlHTTPClient`).
 ///
 /// The emulator runs twice: first as a child process (the `datasync-emulator` binary built next
 /// to this one, as `swift build -c release` leaves it), so the switches and the CPU counted are
@@ -207,6 +209,15 @@ enum CurlRoundTripBench {
         let bare = try BareCurlRequest(request)
         let pubnub = client(curl)
 
+        if let profiled = ProcessInfo.processInfo.environment["ROUNDTRIP_PROFILE_CALLS"].flatMap(Int.init) {
+            // For a profiler: only the SDK's calls, from a task preferring the client's executor.
+            try await Task.detached {
+                try await withTaskExecutorPreference(curl.taskExecutor) {
+                    for _ in 0..<profiled { _ = try await pubnub.dataSync.getUser(id: userID) }
+                }
+            }.value
+            return []
+        }
         var sdkTask = Figures()
         var sdkMain = Figures()
         var sdkExecutor = Figures()
