@@ -217,8 +217,17 @@ private struct ParserState {
 
     /// `afterNot`: the operand of a `!`. A `(` right after `!` shares the `!`'s nesting level, so
     /// that the printer's `!(…)` is never deeper than the text it was parsed from.
+    ///
+    /// This and ``parsePrimary(afterNot:)`` are inlined into their callers, so a condition (the
+    /// usual operand) is read with no call levels in between; `!` and parentheses go out of line.
+    @inline(__always)
     private mutating func parseUnary(afterNot: Bool = false) throws(FilterError) -> FilterNode {
         guard current.kind == .not else { return try parsePrimary(afterNot: afterNot) }
+        return try parseNot()
+    }
+
+    @inline(never)
+    private mutating func parseNot() throws(FilterError) -> FilterNode {
         try enter()
         try advance()
         let operand = try parseUnary(afterNot: true)
@@ -226,7 +235,15 @@ private struct ParserState {
         return .not(consume operand)
     }
 
+    @inline(__always)
     private mutating func parsePrimary(afterNot: Bool) throws(FilterError) -> FilterNode {
+        if current.kind == .identifier { return try parseCondition() }
+        return try parseGroup(afterNot: afterNot)
+    }
+
+    /// A parenthesised group, or the error for a token that cannot start an operand.
+    @inline(never)
+    private mutating func parseGroup(afterNot: Bool) throws(FilterError) -> FilterNode {
         switch current.kind {
         case .leftParenthesis:
             let open = current
@@ -259,8 +276,7 @@ private struct ParserState {
         // Whether the property alone raises no problem (only known with a screen).
         var propertyIsValid = false
         if let screen {
-            let bytes = UnsafeBufferPointer(rebasing: lexer.bytes[current.start..<current.end])
-            switch screen.table.lookup(bytes: bytes) {
+            switch screen.table.lookup(in: lexer.bytes, from: current.start, to: current.end) {
             case .found(let index):
                 property = screen.table.name(index)
                 let entry = screen.table.entry(index)
@@ -302,11 +318,12 @@ private struct ParserState {
         }
         spans.append(ConditionSpan(property: propertyRange, op: opRange, value: current.range))
         try advance()
-        let condition = FilterCondition(property: property, op: op, value: value)
-        if screen != nil, !propertyIsValid || !ConditionScreen.valueIsValid(op, value) {
-            deferred.append((spans.count - 1, condition))
-        }
-        return .condition(condition)
+        // Decided before the condition is made, so the value and the name are moved into it
+        // rather than copied (a retain and a release each).
+        let isDeferred = screen != nil && (!propertyIsValid || !ConditionScreen.valueIsValid(op, value))
+        let condition = FilterCondition(property: consume property, op: op, value: consume value)
+        if isDeferred { deferred.append((spans.count - 1, condition)) }
+        return .condition(consume condition)
     }
     private mutating func enter() throws(FilterError) {
         depth += 1

@@ -142,6 +142,21 @@ final class PropertyTable: Sendable {
         name.utf8.withContiguousStorageIfAvailable { lookup(bytes: $0) } ?? .notASCII
     }
 
+    /// Looks up the name at `source[start..<end]` (`end > start`): for a name of up to eight
+    /// bytes with eight bytes of `source` from its start, the packed word is one load and a
+    /// mask instead of a byte loop.
+    @inline(__always)
+    func lookup(in source: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Lookup {
+        let count = end - start
+        if count <= 8, start >= 0, start + 8 <= source.count, let base = source.baseAddress {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            // Keep the name's bytes: the low `count` bytes of the little-endian word.
+            let low = count == 8 ? word : word & ((1 << (8 * UInt64(count))) &- 1)
+            return probe(low: low, high: 0, count: count, bytes: nil)
+        }
+        return lookup(bytes: UnsafeBufferPointer(rebasing: source[start..<end]))
+    }
+
     /// Looks a name up by its UTF-8 bytes (for the parser, which has them before any `String`).
     func lookup(bytes: UnsafeBufferPointer<UInt8>) -> Lookup {
         let (low, high) = Self.pack(bytes)
@@ -152,6 +167,14 @@ final class PropertyTable: Sendable {
             for byte in bytes.dropFirst(16) { highBits |= UInt64(byte & 0x80) }
         }
         guard highBits == 0 else { return .notASCII }
+        return probe(low: low, high: high, count: count, bytes: bytes)
+    }
+
+    /// The table lookup proper, for a name packed into `low` and `high`; `bytes` are the name's
+    /// bytes, needed only past the first 16 (nil for a name of at most 16 bytes).
+    @inline(__always)
+    private func probe(low: UInt64, high: UInt64, count: Int, bytes: UnsafeBufferPointer<UInt8>?) -> Lookup {
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return .notASCII }
         return slots.withUnsafeBufferPointer { slots in
             entries.withUnsafeBufferPointer { entries in
                 let mask = slots.count - 1
@@ -161,7 +184,7 @@ final class PropertyTable: Sendable {
                     if stored == 0 { return .missing }
                     let entry = entries[stored - 1]
                     if entry.low == low, entry.high == high, entry.count == count,
-                        count <= 16 || tails[stored - 1].elementsEqual(bytes.dropFirst(16))
+                        count <= 16 || bytes.map({ tails[stored - 1].elementsEqual($0.dropFirst(16)) }) == true
                     {
                         return .found(stored - 1)
                     }

@@ -76,16 +76,13 @@ struct JSONParser {
     /// moved out once, at their final size, instead of growing a fresh array or dictionary
     /// (growth and rehashing were a third of parse time).
     ///
-    /// Only the first `elementCount` / `memberCount` slots are in use; the slots past them hold
-    /// trivial placeholders (`.null`, an empty name), so the stacks never shrink and a container's
-    /// members leave them by a move, with no reference counting and no destruction per member.
-    var elementStack: [JSONValue] = []
-    var elementCount = 0
-    var memberStack: [JSONObject.Member] = []
-    var memberCount = 0
+    /// Raw storage (``ScratchStack``) rather than arrays: a push is a store and taking the values
+    /// out is a move, with no uniqueness check and no placeholder to destroy per value.
+    let elementStack = ScratchStack<JSONValue>()
+    let memberStack = ScratchStack<JSONObject.Member>()
     /// A fingerprint of each collected member's name (see `fingerprint(_:count:)`), so the check
     /// for repeated names compares integers and looks at the names only when two prints agree.
-    var memberPrints: [UInt64] = []
+    let memberPrints = ScratchStack<UInt64>()
     /// Member names already made into strings, by where their bytes are in the buffer: a payload
     /// repeats a few names in every object, and comparing a name's bytes with an earlier
     /// occurrence is cheaper than making (and for longer names allocating) a new `String`.
@@ -98,7 +95,9 @@ struct JSONParser {
         var name: String
     }
 
-    static let nameCacheSize = 32
+    /// A power of two. With 32 slots and the earlier slot function, the one-letter names of a
+    /// subscribe answer shared four slots and missed almost every time.
+    static let nameCacheSize = 64
     /// Longer names are made afresh every time.
     static let longestCachedName = 32
 
@@ -197,16 +196,11 @@ struct JSONParser {
             depth -= 1
             return .array([])
         }
-        let base = elementCount
+        let stack = elementStack
+        let base = stack.count
         while true {
             skipWhitespace()
-            let element = try parseValue()
-            if elementCount < elementStack.count {
-                elementStack[elementCount] = element
-            } else {
-                elementStack.append(element)
-            }
-            elementCount += 1
+            stack.push(try parseValue())
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.unexpectedEnd, "expected ',' or ']' in an array, found the end of the input")
@@ -233,7 +227,9 @@ struct JSONParser {
             depth -= 1
             return .object([:])
         }
-        let base = memberCount
+        let stack = memberStack
+        let prints = memberPrints
+        let base = stack.count
         while true {
             skipWhitespace()
             guard index < bytes.count else {
@@ -252,15 +248,8 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            let member = (key: JSONObject.MemberName(key), value: try parseValue())
-            if memberCount < memberStack.count {
-                memberStack[memberCount] = member
-                memberPrints[memberCount] = print
-            } else {
-                memberStack.append(member)
-                memberPrints.append(print)
-            }
-            memberCount += 1
+            stack.push(JSONObject.Member(key: JSONObject.MemberName(key), value: try parseValue()))
+            prints.push(print)
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.unexpectedEnd, "expected ',' or '}' in an object, found the end of the input")
@@ -279,20 +268,13 @@ struct JSONParser {
         }
     }
 
-    /// Moves the elements collected since `base` into an array of their own and leaves
-    /// placeholders in their slots.
+    /// Moves the elements collected since `base` into an array of their own.
     mutating func moveElements(from base: Int) -> [JSONValue] {
-        let end = elementCount
-        elementCount = base
+        let stack = elementStack
         var elements: [JSONValue] = []
-        elements.reserveCapacity(end - base)
-        elementStack.withUnsafeMutableBufferPointer { stack in
-            guard let source = stack.baseAddress else { return }
-            for position in base..<end {
-                elements.append((source + position).move())
-                (source + position).initialize(to: .null)
-            }
-        }
+        elements.reserveCapacity(stack.count - base)
+        for position in base..<stack.count { elements.append(stack.moveElement(at: position)) }
+        stack.forget(from: base)
         return elements
     }
 
@@ -301,13 +283,15 @@ struct JSONParser {
     /// beyond. A repeated key keeps its first position and its last value, or is an error when the
     /// options say so.
     mutating func collectMembers(from base: Int) throws -> JSONObject {
-        let count = memberCount - base
+        let stack = memberStack
+        let end = stack.count
+        let count = end - base
         if count <= JSONObject.smallObjectLimit {
             if let members = moveDistinctMembers(from: base) { return JSONObject(smallMembers: members) }
             var members = ContiguousArray<JSONObject.Member>()
             members.reserveCapacity(count)
-            for position in base..<memberCount {
-                let member = memberStack[position]
+            for position in base..<end {
+                let member = stack[position]
                 if let existing = JSONObject.position(of: member.key, in: members) {
                     if options.rejectsDuplicateKeys {
                         throw error(.duplicateKey, "the key \"\(member.key.string)\" appears twice in one object")
@@ -321,8 +305,8 @@ struct JSONParser {
             return JSONObject(smallMembers: members)
         }
         var members = [JSONObject.MemberName: JSONValue](minimumCapacity: count)
-        for position in base..<memberCount {
-            let member = memberStack[position]
+        for position in base..<end {
+            let member = stack[position]
             if members.updateValue(member.value, forKey: member.key) != nil && options.rejectsDuplicateKeys {
                 throw error(.duplicateKey, "the key \"\(member.key.string)\" appears twice in one object")
             }
@@ -331,20 +315,21 @@ struct JSONParser {
         return JSONObject(storage: members)
     }
 
-    /// Puts placeholders back in the member slots from `base` on, releasing what they held.
+    /// Destroys the members collected from `base` on (and their prints).
     mutating func releaseMembers(from base: Int) {
-        for position in base..<memberCount { memberStack[position] = (key: JSONObject.MemberName(""), value: .null) }
-        memberCount = base
+        memberStack.removeAll(from: base)
+        memberPrints.removeAll(from: base)
     }
 
     /// The members collected since `base`, moved (not copied: no reference counting per member)
-    /// into an array of their own, with placeholders left in their slots, when their names are all
-    /// distinct; nil, with the stack untouched, when a name repeats.
+    /// into an array of their own, when their names are all distinct; nil, with the stack
+    /// untouched, when a name repeats.
     mutating func moveDistinctMembers(from base: Int) -> ContiguousArray<JSONObject.Member>? {
-        let count = memberCount - base
-        let end = memberCount
-        let distinct = memberPrints.withUnsafeBufferPointer { prints in
-            memberStack.withUnsafeBufferPointer { stack in
+        let stack = memberStack
+        let prints = memberPrints
+        let end = stack.count
+        let distinct = prints.withElements { prints in
+            stack.withElements { stack in
                 for later in base..<end {
                     for earlier in base..<later
                     where prints[earlier] == prints[later] && stack[earlier].key == stack[later].key {
@@ -355,18 +340,14 @@ struct JSONParser {
             }
         }
         guard distinct else { return nil }
-        memberCount = base
         // Appending to a reserved array keeps the allocation specialised (building one through
-        // `init(unsafeUninitializedCapacity:)` looked up the tuple array's metadata at run time).
+        // `init(unsafeUninitializedCapacity:)` goes through the standard library's unspecialised
+        // buffer initialiser and a run-time metadata lookup, some 500 instructions per object).
         var members = ContiguousArray<JSONObject.Member>()
-        members.reserveCapacity(count)
-        memberStack.withUnsafeMutableBufferPointer { stack in
-            guard let source = stack.baseAddress else { return }
-            for position in base..<end {
-                members.append((source + position).move())
-                (source + position).initialize(to: (key: JSONObject.MemberName(""), value: .null))
-            }
-        }
+        members.reserveCapacity(end - base)
+        for position in base..<end { members.append(stack.moveElement(at: position)) }
+        stack.forget(from: base)
+        prints.removeAll(from: base)
         return members
     }
 
@@ -412,11 +393,13 @@ struct JSONParser {
         }
         let first = count > 0 ? Int(bytes[start]) : 0
         let last = count > 0 ? Int(bytes[start + count - 1]) : 0
-        let slot = (first &+ last &* 7 &+ count &* 13) & (Self.nameCacheSize - 1)
-        let cached = nameCache[slot]
-        if cached.count == count, JSONValueReader.bytesEqual(bytes, cached.start, start, count: count) {
-            return cached.name
+        // A one-letter name lands in slot 10 × byte + 16 (mod 64), so 'a' to 'z' get 26
+        // different slots (the earlier 8 × byte + 13 mod 32 put them in four).
+        let slot = (first &* 3 &+ last &* 7 &+ count &* 16) & (Self.nameCacheSize - 1)
+        let hit = nameCache.withUnsafeBufferPointer { cache in
+            cache[slot].count == count && JSONValueReader.bytesEqual(bytes, cache[slot].start, start, count: count)
         }
+        if hit { return nameCache[slot].name }
         let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]), as: UTF8.self)
         nameCache[slot] = CachedName(start: start, count: count, name: name)
         return name
@@ -720,5 +703,65 @@ struct JSONParser {
             next = iterator.next()
         }
         return value
+    }
+}
+
+/// Values a parser has collected for the containers it is inside: raw storage whose first
+/// `count` slots hold values, so that a push is a store and a container's values leave by a move.
+/// Values still held when the stack goes away (a parse that threw) are destroyed then.
+final class ScratchStack<Element> {
+    private(set) var count = 0
+    private var capacity: Int
+    private var storage: UnsafeMutablePointer<Element>
+
+    init() {
+        capacity = 16
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    @inline(__always)
+    func push(_ element: Element) {
+        if count == capacity { grow() }
+        (storage + count).initialize(to: element)
+        count += 1
+    }
+
+    private func grow() {
+        let larger = capacity * 2
+        let replacement = UnsafeMutablePointer<Element>.allocate(capacity: larger)
+        replacement.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = replacement
+        capacity = larger
+    }
+
+    /// A copy of the value at `position`, which must be below `count`.
+    @inline(__always)
+    subscript(position: Int) -> Element { storage[position] }
+
+    /// The slots in use, for reading.
+    @inline(__always)
+    func withElements<Result>(_ body: (UnsafeBufferPointer<Element>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// Moves the value at `position` (below `count`) out. The slot is left uninitialised: the
+    /// caller moves out every value from some base and then calls ``forget(from:)`` with it.
+    @inline(__always)
+    func moveElement(at position: Int) -> Element { (storage + position).move() }
+
+    /// Drops the slots from `base` on, whose values were all moved out.
+    @inline(__always)
+    func forget(from base: Int) { count = base }
+
+    /// Destroys the values from `base` on.
+    func removeAll(from base: Int) {
+        (storage + base).deinitialize(count: count - base)
+        count = base
     }
 }

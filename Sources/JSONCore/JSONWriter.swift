@@ -65,12 +65,12 @@ package struct JSONWriter {
             if sortedKeys && members.count > 1 {
                 // Sorting the pairs, not the keys, saves a lookup per member. Scalar order, so two
                 // names that differ only in normalisation still come out in one fixed order.
-                for (key, member) in members.sortedMembers {
+                for member in members.sortedMembers {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
-                    writeString(key.string)
+                    writeString(member.key.string)
                     bytes.append(UInt8(ascii: ":"))
-                    try write(member)
+                    try write(member.value)
                 }
             } else {
                 try members.forEachMember { key, member in

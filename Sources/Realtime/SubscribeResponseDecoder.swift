@@ -292,6 +292,7 @@ private enum AnswerKey {
         }
     }
 
+    @inline(__always)
     fileprivate static func single(_ byte: UInt8) -> AnswerKey {
         switch byte {
         case UInt8(ascii: "a"): .a
@@ -314,11 +315,6 @@ private enum AnswerKey {
     }
 }
 
-/// The envelope fields whose strings the byte reader reuses from one envelope to the next.
-private enum StringField {
-    case channel, publisher, shard, subscribeKey, match, messageType
-}
-
 /// A string made from `count` bytes at `start` of the answer.
 private struct SeenString {
     let start: Int
@@ -326,36 +322,33 @@ private struct SeenString {
     let value: String
 }
 
-/// The last string read for each ``StringField``.
+/// The strings the byte reader made for envelope fields (`c`, `i`, `a`, `k`, `b`, `cmt`), by
+/// their bytes, to reuse when the same bytes come back: an answer repeats one subscribe key and
+/// shard in every envelope and a few channels and publishers across them. Direct-mapped on the
+/// first and last bytes and the length; a slot holds the last string that landed there.
 private struct SeenStrings {
-    private var channel: SeenString?
-    private var publisher: SeenString?
-    private var shard: SeenString?
-    private var subscribeKey: SeenString?
-    private var match: SeenString?
-    private var messageType: SeenString?
+    static let slotCount = 32
+    private var slots = Array(repeating: SeenString(start: 0, count: -1, value: ""), count: SeenStrings.slotCount)
 
-    subscript(field: StringField) -> SeenString? {
-        get {
-            switch field {
-            case .channel: channel
-            case .publisher: publisher
-            case .shard: shard
-            case .subscribeKey: subscribeKey
-            case .match: match
-            case .messageType: messageType
-            }
+    /// The slot for `count` bytes at `start` (`count` > 0).
+    @inline(__always)
+    static func slot(_ bytes: UnsafeRawBufferPointer, start: Int, count: Int) -> Int {
+        // Names that differ only in their last character (`room.1`, `room.2`) land in
+        // neighbouring slots.
+        (Int(bytes[start + count - 1]) &+ Int(bytes[start]) &* 5 &+ count &* 3) & (slotCount - 1)
+    }
+
+    /// The string held for exactly these bytes, or nil.
+    @inline(__always)
+    func string(_ bytes: UnsafeRawBufferPointer, start: Int, count: Int, slot: Int) -> String? {
+        let hit = slots.withUnsafeBufferPointer { slots in
+            slots[slot].count == count && JSONValueReader.bytesEqual(bytes, slots[slot].start, start, count: count)
         }
-        set {
-            switch field {
-            case .channel: channel = newValue
-            case .publisher: publisher = newValue
-            case .shard: shard = newValue
-            case .subscribeKey: subscribeKey = newValue
-            case .match: match = newValue
-            case .messageType: messageType = newValue
-            }
-        }
+        return hit ? slots[slot].value : nil
+    }
+
+    mutating func remember(_ value: String, start: Int, count: Int, slot: Int) {
+        slots[slot] = SeenString(start: start, count: count, value: value)
     }
 }
 
@@ -372,8 +365,7 @@ private struct AnswerReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var values: JSONValueReader
-    /// The last plain string read for each envelope field, to reuse when the next envelope has the
-    /// same bytes there (one subscribe key, one shard, often one channel and publisher).
+    /// Plain strings already read for envelope fields, to reuse when the same bytes come back.
     private var seen = SeenStrings()
 
     init(_ bytes: UnsafeRawBufferPointer) {
@@ -409,6 +401,9 @@ private struct AnswerReader {
     private mutating func messages() throws(OffTheFastPath) -> ([SubscribeEnvelope], [String]) {
         try consume(UInt8(ascii: "["))
         var envelopes: [SubscribeEnvelope] = []
+        // Room for one envelope per 128 bytes of the answer, as a first guess that saves the
+        // array's regrowth (and the moves of every envelope it makes) for typical payloads.
+        envelopes.reserveCapacity(Swift.min(1_024, bytes.count / 128))
         var problems: [String] = []
         skipSpace()
         if peek() == UInt8(ascii: "]") {
@@ -436,8 +431,7 @@ private struct AnswerReader {
     private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
         try consume(UInt8(ascii: "{"))
         // Fields are read into locals and the envelope is made once at the end, from their last
-        // uses, so it is moved into the array rather than copied (a `var` envelope filled in
-        // place and appended was copied field by field).
+        // uses (a `var` envelope filled in place was copied field by field).
         var channel: String?
         var published: SubscribeCursor?
         var typeValue: JSONValue?
@@ -454,38 +448,41 @@ private struct AnswerReader {
         if try objectHasMembers() {
             repeat {
                 switch try key() {
-                case .c: channel = try string(depth: 3, reusing: .channel)
+                case .c: channel = try string(depth: 3)
                 case .p: published = try cursor(depth: 3)
                 case .d: payload = try value(depth: 3)
                 case .e: typeValue = try value(depth: 3)
-                case .i: publisher = try string(depth: 3, reusing: .publisher)
-                case .a: shard = try string(depth: 3, reusing: .shard)
+                case .i: publisher = try string(depth: 3)
+                case .a: shard = try string(depth: 3)
                 case .f: flags = try value(depth: 3).intValue
-                case .k: subscribeKey = try string(depth: 3, reusing: .subscribeKey)
-                case .b: subscriptionMatch = try string(depth: 3, reusing: .match)
+                case .k: subscribeKey = try string(depth: 3)
+                case .b: subscriptionMatch = try string(depth: 3)
                 case .u:
                     let value = try value(depth: 3)
                     metadata = value.isNull ? JSONValue?.none : value
                 case .s: sequence = try value(depth: 3).intValue
                 case .o: origination = try cursor(depth: 3)
-                case .cmt: customMessageType = try string(depth: 3, reusing: .messageType)
+                case .cmt: customMessageType = try string(depth: 3)
                 case .m, .r, .t, .other: try skipValue(depth: 3)
                 }
             } while try nextMember()
         }
-        guard let channel else { return Problem(text: "no \"c\" channel") }
+        guard let channel = consume channel else { return Problem(text: "no \"c\" channel") }
         guard let published else { return Problem(text: "no readable \"p\" timetoken") }
         var type: Int?
         if let raw = typeValue, !raw.isNull {
             guard let number = raw.intValue else { return Problem(text: "\"e\" is not an integer") }
             type = number
         }
-        envelopes.append(
-            SubscribeEnvelope(
-                shard: shard, flags: flags, type: type, publisher: publisher, sequence: sequence,
-                published: published, origination: origination, subscribeKey: subscribeKey, channel: channel,
-                subscriptionMatch: subscriptionMatch, payload: payload, metadata: metadata,
-                customMessageType: customMessageType))
+        // Every field is consumed, so each is moved into the envelope rather than retained. (The
+        // compiler still builds the envelope in a temporary and copies it into the array: neither
+        // returning it, nor filling a `var` envelope, nor `consume` avoided that copy.)
+        let envelope = SubscribeEnvelope(
+            shard: consume shard, flags: flags, type: type, publisher: consume publisher, sequence: sequence,
+            published: published, origination: origination, subscribeKey: consume subscribeKey,
+            channel: consume channel, subscriptionMatch: consume subscriptionMatch, payload: consume payload,
+            metadata: consume metadata, customMessageType: consume customMessageType)
+        envelopes.append(consume envelope)
         return nil
     }
 
@@ -518,8 +515,18 @@ private struct AnswerReader {
             var position = index + 1
             var number: UInt64 = 0
             var overflowed = false
+            // Eight digits at a time while eight bytes are all digits (two words cover the 17
+            // digits of a timetoken); sixteen digits always fit UInt64.
+            var words = 0
+            while words < 2, position + 8 <= bytes.count,
+                let eight = Self.eightDigits(bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            {
+                number = number &* 100_000_000 &+ eight
+                position += 8
+                words += 1
+            }
             // Nineteen digits always fit UInt64, so those need no overflow checks.
-            let unchecked = Swift.min(bytes.count, position + 19)
+            let unchecked = Swift.min(bytes.count, index + 1 + 19)
             while position < unchecked {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
@@ -544,10 +551,27 @@ private struct AnswerReader {
         return try SubscribeResponseDecoder.timetoken(value(depth: depth))
     }
 
-    /// A member that should be a string: a plain ASCII string is sliced (or, when its bytes are
-    /// those the same field had in the previous envelope, that string is reused), anything else
-    /// parsed.
-    private mutating func string(depth: Int, reusing field: StringField) throws(OffTheFastPath) -> String? {
+    /// The value of eight ASCII digits loaded from memory (first digit in the lowest byte on a
+    /// little-endian machine), or nil when any of the eight bytes is not a digit.
+    @inline(__always)
+    static func eightDigits(_ loaded: UInt64) -> UInt64? {
+        let word = UInt64(littleEndian: loaded)
+        // Every byte is 0x30–0x39 exactly when its high nibble is 3 and adding 6 does not carry
+        // into the high nibble.
+        let highNibbles = word & 0xF0F0_F0F0_F0F0_F0F0
+        let carried = (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0
+        guard highNibbles | (carried >> 4) == 0x3333_3333_3333_3333 else { return nil }
+        // Pairs, then quadruples, then all eight digits combined in place.
+        var value = word & 0x0F0F_0F0F_0F0F_0F0F
+        value = (value &* (10 << 8 + 1)) >> 8 & 0x00FF_00FF_00FF_00FF
+        value = (value &* (100 << 16 + 1)) >> 16 & 0x0000_FFFF_0000_FFFF
+        value = (value &* (10_000 << 32 + 1)) >> 32
+        return value
+    }
+
+    /// A member that should be a string: a plain ASCII string is sliced (or, when the same bytes
+    /// were read for an envelope field before, that string is reused), anything else parsed.
+    private mutating func string(depth: Int) throws(OffTheFastPath) -> String? {
         if peek() == Self.quote {
             let start = index + 1
             var position = start
@@ -556,14 +580,12 @@ private struct AnswerReader {
                 if byte == Self.quote {
                     index = position + 1
                     let count = position - start
-                    if let seen = seen[field], seen.count == count,
-                        JSONValueReader.bytesEqual(bytes, seen.start, start, count: count)
-                    {
-                        return seen.value
-                    }
+                    guard count > 0 else { return "" }
+                    let slot = SeenStrings.slot(bytes, start: start, count: count)
+                    if let value = seen.string(bytes, start: start, count: count, slot: slot) { return value }
                     let value = String(
                         decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-                    seen[field] = SeenString(start: start, count: count, value: value)
+                    seen.remember(value, start: start, count: count, slot: slot)
                     return value
                 }
                 // Escapes, control characters and non-ASCII (which needs validating) go to JSONCore.

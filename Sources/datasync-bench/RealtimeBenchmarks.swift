@@ -38,6 +38,10 @@ enum RealtimeBenchmarks {
     static func decodeRows() throws -> [BenchRow] {
         var rows: [BenchRow] = []
         let body = answer(messages: 100)
+        if let which = ProcessInfo.processInfo.environment["REALTIME_BENCH_PROFILE"] {
+            try profile(body, which: which)
+            return []
+        }
         guard case .decoded(let check) = SubscribeResponseDecoder.decode(body), check.envelopes.count == 100 else {
             throw BenchFailure(message: "the benchmark answer did not decode into 100 envelopes")
         }
@@ -78,6 +82,27 @@ enum RealtimeBenchmarks {
                 ours: parseOnly / 100, baselineName: loads == nil ? nil : "CPython json.loads of the same bytes",
                 baseline: loads.map { $0 / 100 }))
         return rows
+    }
+
+    /// Profiling: with `REALTIME_BENCH_PROFILE=decode` (or `parse`) in the environment, the
+    /// decode rows perform exactly `REALTIME_BENCH_COUNT` (default 1,000) decodes of the answer
+    /// (or `JSONValue(parsing:)` calls on it) and nothing else, for `valgrind --tool=callgrind`;
+    /// instructions per answer are the difference between two counts divided by the difference
+    /// in iterations.
+    static func profile(_ body: [UInt8], which: String) throws {
+        let count = ProcessInfo.processInfo.environment["REALTIME_BENCH_COUNT"].flatMap { Int($0) } ?? 1_000
+        var seen = 0
+        for _ in 0..<count {
+            switch which {
+            case "parse":
+                if case .object(let object) = try JSONValue(parsing: body) { seen &+= object.count }
+            default:
+                if case .decoded(let response) = SubscribeResponseDecoder.decode(body) {
+                    seen &+= response.envelopes.count
+                }
+            }
+        }
+        print("profiled \(count) \(which == "parse" ? "parses" : "decodes") of the answer (\(seen) items)")
     }
 
     /// The resident memory one subscription adds to a client whose loop is subscribed to all of

@@ -32,6 +32,25 @@ import Testing
         #expect(validator.validate("averageRatingOfTheDay > 1", tier: .filter).map(\.code) == [.unknownProperty])
     }
 
+    @Test func namesAreFoundWhereverTheyStandInTheText() {
+        // Names of up to eight bytes with eight bytes of text from their start are looked up by
+        // one word load; at the end of the text, byte by byte. Eight and nine bytes, and a name
+        // that is a prefix of a declared one, on both paths.
+        let schema = FilterSchema(
+            className: "Edge", versions: [1: ["eightchr": .full, "ninechars": .simple, "p": .full, "pr": .simple]])
+        let validator = FilterValidator(schema: schema)
+        for (name, mode) in [("eightchr", "full"), ("ninechars", "simple"), ("p", "full"), ("pr", "simple")] {
+            for source in ["\(name) > 1", "p == 1 || \(name) > 1", "(\(name) > 1 && p > 2)"] {
+                #expect(validator.validate(source, tier: .filterFast).isEmpty, "\(source)")
+                let full = validator.validate(source, tier: .filter).map(\.code)
+                #expect(full == (mode == "full" ? [] : [.propertyRequiresFullMode]), "\(source)")
+            }
+        }
+        for source in ["eightch > 1", "x > 1 && eightchrs > 1", "pri > 1", "p_ > 1 && q > 1"] {
+            #expect(validator.validate(source, tier: .filterFast).contains { $0.code == .unknownProperty }, "\(source)")
+        }
+    }
+
     @Test func systemPropertiesWinOverADeclarationOfTheSameName() {
         let schema = FilterSchema(className: "Odd", versions: [1: ["eTag": .full, "id": FilteringMode.none]])
         let validator = FilterValidator(schema: schema)

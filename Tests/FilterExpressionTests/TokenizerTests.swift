@@ -94,6 +94,40 @@ import Testing
         #expect(padded.count == 2)
     }
 
+    @Test(arguments: singleTokens)
+    func tokensFollowedByMoreTextAreRecognisedToo(_ testCase: TokenCase) throws {
+        // With eight bytes after a word's start, keywords are read with one word load instead of
+        // byte by byte (and property names looked up the same way); both paths must agree.
+        let length = testCase.source.utf8.count
+        let tokens = try FilterTokenizer.tokenize(testCase.source + "        x")
+        #expect(tokens.first == FilterToken(kind: testCase.kind, range: 0..<length))
+        #expect(tokens.dropFirst().first == FilterToken(kind: .identifier("x"), range: (length + 8)..<(length + 9)))
+    }
+
+    @Test(arguments: ["likes", "lik", "LIKE1", "LIK_", "nul_", "not_", "an1", "o_r", "tru3", "fals", "_or", "or9"])
+    func wordsThatAreNotKeywordsAreNames(_ word: String) throws {
+        for source in [word, word + "        x", word + " == 1 && a > 2"] {
+            let tokens = try FilterTokenizer.tokenize(source)
+            #expect(tokens.first?.kind == .identifier(word), "\(source)")
+        }
+    }
+
+    @Test(
+        arguments: [
+            ("0", Int64(0)), ("-0", 0), ("7", 7), ("-7", -7), ("123456789012345678", 123_456_789_012_345_678),
+            ("-123456789012345678", -123_456_789_012_345_678), ("1234567890123456789", 1_234_567_890_123_456_789),
+            ("9223372036854775807", .max), ("-9223372036854775808", .min),
+        ])
+    func integersAreReadWithTheirDigits(_ text: String, _ value: Int64) throws {
+        for source in [text, "a == " + text + " && b > 1"] {
+            let tokens = try FilterTokenizer.tokenize(source)
+            #expect(tokens.contains { $0.kind == .integer(value) }, "\(source)")
+        }
+        // Past Int64 the literal is a double, as before.
+        let past = try FilterTokenizer.tokenize("9223372036854775808")
+        #expect(past.first?.kind == .double(9.223_372_036_854_775_808e18))
+    }
+
     @Test func tokensNeedNoWhitespaceBetweenThem() throws {
         let tokens = try FilterTokenizer.tokenize("price<=-1.5&&!(name LIKE'a*')||x!=null")
         let kinds = tokens.map(\.kind)

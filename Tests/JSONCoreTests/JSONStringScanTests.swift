@@ -77,6 +77,43 @@ import Testing
         }
     }
 
+    @Test func oneLetterNamesEachKeepTheirOwnName() throws {
+        // One-letter names once shared four cache slots; every letter, in both cases, in objects
+        // of up to nine members (the small form and the hashed one), repeated so the cache is hit.
+        let letters = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { String(UnicodeScalar($0)) }
+        let names = letters + letters.map { $0.uppercased() }
+        var objects: [JSONObject] = []
+        var text = "["
+        for round in 0..<3 {
+            for start in stride(from: 0, to: names.count, by: 9) {
+                let group = names[start..<min(start + 9, names.count)]
+                var object = JSONObject()
+                var members: [String] = []
+                for (offset, name) in group.enumerated() {
+                    object[name] = .int(Int64(round * 100 + offset))
+                    members.append("\"\(name)\":\(round * 100 + offset)")
+                }
+                objects.append(object)
+                if text.count > 1 { text += "," }
+                text += "{" + members.joined(separator: ",") + "}"
+            }
+        }
+        text += "]"
+        #expect(try JSONValue(parsing: text) == .array(objects.map(JSONValue.object)))
+    }
+
+    @Test func containersLargerThanTheScratchStacksInitialRoom() throws {
+        // The parser's stacks start with room for 16 values and grow; nest past that too.
+        let elements = (0..<100).map { JSONValue.int(Int64($0)) }
+        let members = JSONObject(uniqueKeysWithValues: (0..<40).map { ("k\($0)", JSONValue.int(Int64($0))) })
+        var nested: JSONValue = ["inner": .array(elements), "members": .object(members)]
+        for depth in 0..<30 { nested = ["d\(depth)": nested, "list": [.int(Int64(depth)), .null]] }
+        #expect(try JSONValue(parsing: nested.jsonBytes()) == nested)
+        // A failure deep inside leaves nothing behind for the next parse.
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "[[[{\"a\":[1,2,{\"b\":3,\"c\":[") }
+        #expect(try JSONValue(parsing: #"[{"a":[1,2,{"b":3}]}]"#) == [["a": [1, 2, ["b": 3]]]])
+    }
+
     @Test func longAndEscapedNamesAreReadInFull() throws {
         let long = String(repeating: "k", count: 40)
         let parsed = try JSONValue(parsing: "[{\"\(long)\":1},{\"\(long)\":2},{\"k\\u006b\":3},{\"kk\":4}]")

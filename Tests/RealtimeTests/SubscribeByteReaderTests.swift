@@ -143,6 +143,22 @@ struct SubscribeByteReaderTests {
         #expect(response.envelopes.map(\.subscriptionMatch) == [nil, nil, nil, nil, "room.*"])
     }
 
+    @Test("the string table tells apart values that share a slot, and holds more values than slots")
+    func stringTableCollisions() throws {
+        // `ra.1` and `rb.1` (same first byte, last byte and length) share a slot; 40 channels are
+        // more than the table's 32 slots, so earlier ones are evicted and read again.
+        var channels = ["ra.1", "rb.1", "ra.1", "rb.1", "ra.1"]
+        channels += (0..<40).map { "channel-\($0)" }
+        channels += (0..<40).map { "channel-\($0)" }.reversed()
+        let envelopes = channels.enumerated().map { index, channel in
+            #"{"c":""# + channel + #"","i":"u\#(index % 3)","p":{"t":"\#(index + 1)"},"d":\#(index)}"#
+        }
+        let body = #"{"t":{"t":"9","r":1},"m":["# + envelopes.joined(separator: ",") + "]}"
+        let response = try #require(direct(body))
+        #expect(response.envelopes.map(\.channel) == channels)
+        #expect(response.envelopes.map(\.publisher) == channels.indices.map { "u\($0 % 3)" })
+    }
+
     @Test("a repeated key whose last value is unreadable makes the envelope a problem")
     func duplicateUnreadable() {
         #expect(direct(oneEnvelope(#""c":"ch","c":5,"p":{"t":"1"}"#))?.problems == [#"m[0]: no "c" channel"#])
@@ -168,6 +184,16 @@ struct SubscribeByteReaderTests {
             (#""99999999999999999999999999""#, nil),
             (#""0000000000000000000000000000001""#, 1),
             (#""17900000000000003""#, 17_900_000_000_000_003),
+            // Eight digits at a time: word boundaries, a non-digit next to '0' or '9' in a word.
+            (#""12345678""#, 12_345_678),
+            (#""1234567""#, 1_234_567),
+            (#""1234567890123456""#, 1_234_567_890_123_456),
+            (#""12345678901234567890""#, 12_345_678_901_234_567_890),
+            (#""09999999""#, 9_999_999),
+            (#""1234567/""#, nil),
+            (#""123:5678""#, nil),
+            (#""12345678123456 8""#, nil),
+            (#""1234567812345678a""#, nil),
             ("17900000000000003", 17_900_000_000_000_003),
             ("9223372036854775807", 9_223_372_036_854_775_807),
             ("18446744073709551615", nil),
