@@ -161,6 +161,34 @@ struct RequestLogTests {
         #expect(observed.2.hasSuffix("after\n"))
     }
 
+    @Test("the line writer writes every line whole and in order, and cuts an over-long one with an ellipsis")
+    func lineWriterKeepsLinesInOrder() async throws {
+        let observed = try await onThread { () throws -> (Bool, LineWriter.Statistics, String) in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("linewriter-\(UUID()).log").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            guard fd >= 0 else { throw TestFailure("open() failed") }
+            defer {
+                close(fd)
+                unlink(path)
+            }
+            let writer = LineWriter(fileDescriptor: fd)
+            for index in 0..<3_000 { writer.write("line \(index) é") }
+            writer.write(String(repeating: "y", count: LineWriter.maximumLineBytes + 10))
+            writer.write("")
+            writer.write("last")
+            let flushed = writer.flush(timeout: .seconds(10))
+            let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+            return (flushed, writer.statistics, text)
+        }
+        #expect(observed.0)
+        #expect(observed.1.writtenLines == 3_003)
+        #expect(observed.1.droppedLines == 0)
+        let expected =
+            (0..<3_000).map { "line \($0) é\n" }.joined()
+            + String(repeating: "y", count: LineWriter.maximumLineBytes) + "…\n" + "\n" + "last\n"
+        #expect(observed.2 == expected)
+    }
+
     @Test("the line writer survives a closed pipe even where SIGPIPE is not ignored")
     func lineWriterClosedPipe() async throws {
         let observed = try await onThread { () throws -> (Bool, Int) in
