@@ -327,6 +327,16 @@ extension Engine {
         return object
     }
 
+    /// The answer ``get(_:id:)`` gives for `id` when the object is there, unexpired at `now`,
+    /// and its encoded body is already kept with it; nil otherwise (not found, expired, or not
+    /// encoded yet: ``get(_:id:)`` answers those). Reads nothing else and changes nothing.
+    func cachedGet(_ keyset: Keyset, collection: ObjectCollection, id: String, now: Int64) -> ServerResponse? {
+        guard let box = keyset.box(collection.space, id), let body = box.getBody, box.object.expiresAt > now,
+            collection.contains(box.object)
+        else { return nil }
+        return ServerResponse(status: 200, headers: [("Content-Type", collection.mediaType)], body: body)
+    }
+
     func get(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {
         guard let box = context.keyset.box(context.collection.space, id), context.collection.contains(box.object),
             box.object.expiresAt > now()
