@@ -334,7 +334,7 @@ extension Engine {
         guard let box = keyset.box(collection.space, id), let body = box.getBody, box.object.expiresAt > now,
             collection.contains(box.object)
         else { return nil }
-        return ServerResponse(status: 200, headers: [("Content-Type", collection.mediaType)], body: body)
+        return ServerResponse(status: 200, headers: collection.contentTypeHeaders, body: body)
     }
 
     func get(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {
@@ -343,7 +343,7 @@ extension Engine {
         else { throw context.collection.notFound(id) }
         // The same bytes `dataResponse` encodes, kept with the box (which a write replaces).
         if let body = box.getBody {
-            return ServerResponse(status: 200, headers: [("Content-Type", context.collection.mediaType)], body: body)
+            return ServerResponse(status: 200, headers: context.collection.contentTypeHeaders, body: body)
         }
         let response = Self.dataResponse(box.object.jsonValue, mediaType: context.collection.mediaType)
         if response.status == 200 { box.getBody = response.body }

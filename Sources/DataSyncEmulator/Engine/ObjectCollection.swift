@@ -15,6 +15,9 @@ struct ObjectCollection: Sendable {
     /// The vendor media type, e.g. `application/vnd.pubnub.objects.user+json;version=1` (built
     /// once here: every answer carries it).
     let mediaType: String
+    /// `Content-Type: mediaType`, the header every answer of the collection has (one array for
+    /// all of them).
+    let contentTypeHeaders: [(name: String, value: String)]
 
     init(name: String, resource: String, space: ClassKind, fixedKind: ObjectKind?, familyRoot: ClassKey?) {
         self.name = name
@@ -23,6 +26,7 @@ struct ObjectCollection: Sendable {
         self.fixedKind = fixedKind
         self.familyRoot = familyRoot
         mediaType = "application/vnd.pubnub.objects.\(resource)+json;version=1"
+        contentTypeHeaders = [(name: "Content-Type", value: mediaType)]
     }
 
     static let users = ObjectCollection(
