@@ -139,6 +139,14 @@ struct RequestLogTests {
                 close(ends[0])
                 close(ends[1])
             }
+            // Fill the pipe first, so the writer's first write blocks whatever the timing: then
+            // nothing drains the buffer and the flush below must give up.
+            let flags = fcntl(ends[1], F_GETFL)
+            _ = fcntl(ends[1], F_SETFL, flags | O_NONBLOCK)
+            let filler = [UInt8](repeating: UInt8(ascii: "\n"), count: 4096)
+            while write(ends[1], filler, filler.count) > 0 {}
+            while write(ends[1], filler, 1) > 0 {}
+            _ = fcntl(ends[1], F_SETFL, flags)
             let writer = LineWriter(fileDescriptor: ends[1], capacityBytes: 4096)
             for index in 0..<20_000 { writer.write("line \(index) " + String(repeating: "x", count: 40)) }
             let dropped = writer.statistics.droppedLines
