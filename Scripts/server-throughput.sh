@@ -14,13 +14,12 @@
 # prints per request by default, because nginx runs with `access_log off` and so logs nothing
 # either; its in-memory request log (the console's) stays on. A second emulator with its default
 # request lines on is measured too ("with lines", and its ratio to nginx): that is what a user
-# running `datasync-emulator` without the flag gets. Each
-# server is pinned to CPU 0 with taskset and wrk (one thread) to CPU 1; the servers take turns
-# within each round, so a ratio compares figures taken seconds apart. The table gives the median
-# of the rounds. wrk and nginx come from Debian's packages, installed with apt-get when missing.
-# EMULATOR_PORT, NGINX_PORT, BARE_PORT and LINES_PORT (default 18631, 18632, 18633, 18634) pick the
-# loopback ports; EMULATOR_BIN
-# names an emulator binary to use instead of building the release one.
+# running `datasync-emulator` without the flag gets. Each server is pinned to CPU 0 with taskset
+# and wrk (one thread) to CPU 1; the servers take turns within each round, so a ratio compares
+# figures taken seconds apart. The table gives the median of the rounds. wrk and nginx come from
+# Debian's packages, installed with apt-get when missing. EMULATOR_PORT, NGINX_PORT, BARE_PORT and
+# LINES_PORT (default 18631, 18632, 18633, 18634) pick the loopback ports; EMULATOR_BIN names an
+# emulator binary to use instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-5}"
