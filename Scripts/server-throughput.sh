@@ -9,12 +9,17 @@
 #   Scripts/server-throughput.sh 10 5       # 10 s per measurement, 5 rounds
 #
 # The emulator (release build) holds one user and answers GET for it; nginx serves a static file
-# holding exactly the emulator's answer body, so both send the same number of body bytes. Each
-# server is pinned to CPU 0 with taskset and wrk (one thread) to CPU 1; the servers take turns
-# within each round, so a ratio compares figures taken seconds apart. The table gives the median
-# of the rounds. wrk and nginx come from Debian's packages, installed with apt-get when missing.
-# EMULATOR_PORT, NGINX_PORT and BARE_PORT (default 18631, 18632, 18633) pick the loopback ports; EMULATOR_BIN
-# names an emulator binary to use instead of building the release one.
+# holding exactly the emulator's answer body, so both send the same number of body bytes.
+# The emulator measured for the ratio runs with `--no-request-lines`, which turns off the line it
+# prints per request by default, because nginx runs with `access_log off` and so logs nothing
+# either; its in-memory request log (the console's) stays on. A second emulator with its default
+# request lines on is measured too ("with lines", and its ratio to nginx): that is what a user
+# running `datasync-emulator` without the flag gets. Each server is pinned to CPU 0 with taskset
+# and wrk (one thread) to CPU 1; the servers take turns within each round, so a ratio compares
+# figures taken seconds apart. The table gives the median of the rounds. wrk and nginx come from
+# Debian's packages, installed with apt-get when missing. EMULATOR_PORT, NGINX_PORT, BARE_PORT and
+# LINES_PORT (default 18631, 18632, 18633, 18634) pick the loopback ports; EMULATOR_BIN names an
+# emulator binary to use instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-5}"
@@ -22,6 +27,7 @@ rounds="${2:-3}"
 emulator_port="${EMULATOR_PORT:-18631}"
 nginx_port="${NGINX_PORT:-18632}"
 bare_port="${BARE_PORT:-18633}"
+lines_port="${LINES_PORT:-18634}"
 server_cpu=0
 client_cpu=1
 
@@ -49,9 +55,11 @@ work="$(mktemp -d)"
 emulator_pid=""
 nginx_pid=""
 bare_pid=""
+lines_pid=""
 cleanup() {
     [ -n "$emulator_pid" ] && kill "$emulator_pid" 2> /dev/null || true
     [ -n "$bare_pid" ] && kill "$bare_pid" 2> /dev/null || true
+    [ -n "$lines_pid" ] && kill "$lines_pid" 2> /dev/null || true
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2> /dev/null || true
     wait 2> /dev/null || true
     rm -rf "$work"
@@ -62,8 +70,9 @@ cat > "$work/seed.json" << 'EOF'
 {"keysets": {"bench": {"users": [{"id": "u1", "status": "active",
   "payload": {"name": "Bench User", "email": "bench.user@example.test", "team": "throughput"}}]}}}
 EOF
+# No request lines: nginx below logs nothing either (`access_log off`).
 taskset -c "$server_cpu" "$emulator_bin" --host 127.0.0.1 --port "$emulator_port" --seed "$work/seed.json" \
-    > "$work/emulator.log" 2>&1 &
+    --no-request-lines > "$work/emulator.log" 2>&1 &
 emulator_pid=$!
 emulator_url="http://127.0.0.1:$emulator_port/v1/datasync/subkeys/bench/users/u1"
 mkdir -p "$work/www"
@@ -101,6 +110,13 @@ bare_pid=$!
 bare_url="http://127.0.0.1:$bare_port/v1/datasync/subkeys/bench/users/u1"
 expect_body "$bare_url" "the bare server" "$work/bare.log"
 
+# The emulator as users run it by default: one line per request, written to a file here.
+taskset -c "$server_cpu" "$emulator_bin" --host 127.0.0.1 --port "$lines_port" --seed "$work/seed.json" \
+    > "$work/lines.log" 2>&1 &
+lines_pid=$!
+lines_url="http://127.0.0.1:$lines_port/v1/datasync/subkeys/bench/users/u1"
+expect_body "$lines_url" "the emulator with request lines" "$work/lines.log"
+
 cat > "$work/nginx.conf" << EOF
 worker_processes 1;
 daemon off;
@@ -135,25 +151,32 @@ measure() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "body: $body_bytes bytes; server on CPU $server_cpu, wrk (1 thread) on CPU $client_cpu; ${duration} s x $rounds rounds"
-printf '%-12s %12s %12s %12s %8s   %-18s %s\n' connections emulator "bare server" nginx ratio \
-    "ratios per round" "bare / nginx"
+echo "emulator: --no-request-lines (nginx: access_log off); with lines: the emulator's default request lines on"
+printf '%-12s %12s %12s %12s %12s %8s   %-18s %14s %s\n' connections emulator "with lines" "bare server" nginx \
+    ratio "ratios per round" "lines / nginx" "bare / nginx"
 for connections in 16 100; do
     : > "$work/emulator.txt"
     : > "$work/bare.txt"
     : > "$work/nginx.txt"
     : > "$work/ratio.txt"
     : > "$work/bare-ratio.txt"
+    : > "$work/lines.txt"
+    : > "$work/lines-ratio.txt"
     for _ in $(seq 1 "$rounds"); do
         ours=$(measure "$emulator_url" "$connections")
+        lines=$(measure "$lines_url" "$connections")
         bare=$(measure "$bare_url" "$connections")
         theirs=$(measure "$nginx_url" "$connections")
         echo "$ours" >> "$work/emulator.txt"
         echo "$bare" >> "$work/bare.txt"
+        echo "$lines" >> "$work/lines.txt"
         echo "$theirs" >> "$work/nginx.txt"
         awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/ratio.txt"
         awk -v a="$bare" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/bare-ratio.txt"
+        awk -v a="$lines" -v b="$theirs" 'BEGIN { printf "%.2f\n", a / b }' >> "$work/lines-ratio.txt"
     done
-    printf '%-12s %12s %12s %12s %8s   %-18s %s\n' "$connections" "$(median < "$work/emulator.txt")" \
-        "$(median < "$work/bare.txt")" "$(median < "$work/nginx.txt")" "$(median < "$work/ratio.txt")x" \
-        "$(paste -sd' ' "$work/ratio.txt")" "$(median < "$work/bare-ratio.txt")x"
+    printf '%-12s %12s %12s %12s %12s %8s   %-18s %14s %s\n' "$connections" "$(median < "$work/emulator.txt")" \
+        "$(median < "$work/lines.txt")" "$(median < "$work/bare.txt")" "$(median < "$work/nginx.txt")" \
+        "$(median < "$work/ratio.txt")x" "$(paste -sd' ' "$work/ratio.txt")" "$(median < "$work/lines-ratio.txt")x" \
+        "$(median < "$work/bare-ratio.txt")x"
 done

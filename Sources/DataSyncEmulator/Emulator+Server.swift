@@ -96,7 +96,19 @@ struct LoggingHandler: ServerHandler {
 
     private func record(_ request: ServerRequest, _ response: ServerResponse, elapsed: Duration) {
         let target = RequestLogRedaction.redact(target: request.target)
-        log("\(request.method) \(target) -> \(response.status) (\(Self.milliseconds(elapsed)) ms)")
+        let milliseconds = Self.milliseconds(elapsed)
+        // `METHOD TARGET -> STATUS (T ms)`, built in one buffer of the right size.
+        var line = ""
+        line.reserveCapacity(request.method.utf8.count + target.utf8.count + milliseconds.utf8.count + 16)
+        line += request.method
+        line += " "
+        line += target
+        line += " -> "
+        line += String(response.status)
+        line += " ("
+        line += milliseconds
+        line += " ms)"
+        log(line)
     }
 
     /// `duration` in milliseconds with one decimal (`0.4`), without going through `String(format:)`.

@@ -75,13 +75,7 @@ public final class LineWriter: Sendable {
     /// Queues `line` (a newline is added) and returns at once. Drops it, counting it, when the
     /// buffer is full or the output is closed.
     public func write(_ line: String) {
-        var bytes = Array(line.utf8)
-        if bytes.count > Self.maximumLineBytes {
-            bytes.removeLast(bytes.count - Self.maximumLineBytes)
-            bytes += Array("…".utf8)
-        }
-        bytes.append(10)
-        shared.enqueue(bytes)
+        shared.enqueue(line)
     }
 
     /// Waits until every queued line is written, or `timeout` passes, or the output is closed.
@@ -101,8 +95,11 @@ public final class LineWriter: Sendable {
         let fileDescriptor: Int32
         let capacity: Int
         let condition = NSCondition()
-        var queue: [[UInt8]] = []
-        var queuedBytes = 0
+        /// The queued lines' bytes, each ending in a newline: one buffer, so queueing a line
+        /// copies it once and allocates nothing once the buffer has grown.
+        var queue: [UInt8] = []
+        /// How many lines `queue` holds.
+        var queuedLines = 0
         /// Dropped since the last notice was written.
         var unreported = 0
         var writing = false
@@ -119,16 +116,27 @@ public final class LineWriter: Sendable {
             self.capacity = capacity
         }
 
-        func enqueue(_ bytes: [UInt8]) {
+        func enqueue(_ line: String) {
+            let utf8 = line.utf8
+            let cut = utf8.count > LineWriter.maximumLineBytes
+            let ellipsis = "…".utf8
+            let size = (cut ? LineWriter.maximumLineBytes + ellipsis.count : utf8.count) + 1
             condition.lock()
             defer { condition.unlock() }
-            guard !statistics.outputClosed, !stopping, queuedBytes + bytes.count <= capacity else {
+            guard !statistics.outputClosed, !stopping, queue.count + size <= capacity else {
                 statistics.droppedLines += 1
                 unreported += 1
                 return
             }
-            queue.append(bytes)
-            queuedBytes += bytes.count
+            if cut {
+                queue.append(contentsOf: utf8.prefix(LineWriter.maximumLineBytes))
+                queue.append(contentsOf: ellipsis)
+            } else {
+                queue.append(contentsOf: utf8)
+            }
+            queue.append(10)
+            queuedLines += 1
+            let queuedBytes = queue.count
             // Wake the writer only when it sleeps for good, or the buffer is filling up; while
             // lines keep coming it collects them every `batchInterval` by itself.
             if writerAsleep || queuedBytes >= capacity / 4 {
@@ -159,7 +167,7 @@ public final class LineWriter: Sendable {
                     condition.wait()
                     continue
                 }
-                if flushWaiters > 0 || queuedBytes >= capacity / 4 { return }
+                if flushWaiters > 0 || queue.count >= capacity / 4 { return }
                 // Let more lines join this batch for one interval, then write what is there.
                 _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
                 if !queue.isEmpty { return }
@@ -182,6 +190,8 @@ public final class LineWriter: Sendable {
 
         func run() {
             Self.blockPipeSignal()
+            // The bytes being written; swapped with `queue`, so both buffers keep their capacity.
+            var batch: [UInt8] = []
             while true {
                 condition.lock()
                 waitForLines()
@@ -189,15 +199,17 @@ public final class LineWriter: Sendable {
                     condition.unlock()
                     return
                 }
-                var batch: [UInt8] = []
+                batch.removeAll(keepingCapacity: true)
                 if unreported > 0 {
                     batch += Array("[log] \(unreported) lines dropped (the output was not being read)\n".utf8)
                     unreported = 0
+                    batch += queue
+                    queue.removeAll(keepingCapacity: true)
+                } else {
+                    swap(&batch, &queue)
                 }
-                let lines = queue.count
-                for line in queue { batch += line }
-                queue.removeAll(keepingCapacity: true)
-                queuedBytes = 0
+                let lines = queuedLines
+                queuedLines = 0
                 writing = true
                 condition.unlock()
 
@@ -209,9 +221,9 @@ public final class LineWriter: Sendable {
                     statistics.writtenLines += lines
                 } else {
                     statistics.outputClosed = true
-                    statistics.droppedLines += lines + queue.count
+                    statistics.droppedLines += lines + queuedLines
                     queue.removeAll()
-                    queuedBytes = 0
+                    queuedLines = 0
                 }
                 condition.broadcast()
                 let closed = statistics.outputClosed

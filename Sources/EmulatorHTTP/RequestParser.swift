@@ -318,9 +318,9 @@ package struct RequestParser {
         guard targetText.hasPrefix("/") || targetText == "*" || targetText.contains("://") else {
             throw .badRequest("unsupported request-target form")
         }
-        let versionBytes = Array(version)
-        guard versionBytes.count == 8, versionBytes[0..<5].elementsEqual("HTTP/".utf8), versionBytes[6] == 46,
-            let major = digit(versionBytes[5]), let minor = digit(versionBytes[7])
+        let at = version.startIndex
+        guard version.count == 8, version[at..<(at + 5)].elementsEqual("HTTP/".utf8), version[at + 6] == 46,
+            let major = digit(version[at + 5]), let minor = digit(version[at + 7])
         else { throw .badRequest("malformed HTTP version") }
         guard major == 1 else { throw RequestFailure(status: 505, message: "HTTP/\(major).\(minor) is not supported") }
         return (String(decoding: method, as: UTF8.self), targetText, minor)
@@ -358,14 +358,19 @@ package struct RequestParser {
         var transferCodings: [String] = []
         var connection: [String] = []
         var expectations: [String] = []
+        // Names compared byte by byte, ignoring ASCII case (no lowercased copy of each name).
         for field in headers {
-            switch field.name.lowercased() {
-            case "host": hostCount += 1
-            case "content-length": lengths.append(field.value)
-            case "transfer-encoding": transferCodings.append(field.value)
-            case "connection": connection.append(field.value)
-            case "expect": expectations.append(field.value)
-            default: break
+            let name = field.name
+            if ServerRequest.equalIgnoringASCIICase(name, "host") {
+                hostCount += 1
+            } else if ServerRequest.equalIgnoringASCIICase(name, "content-length") {
+                lengths.append(field.value)
+            } else if ServerRequest.equalIgnoringASCIICase(name, "transfer-encoding") {
+                transferCodings.append(field.value)
+            } else if ServerRequest.equalIgnoringASCIICase(name, "connection") {
+                connection.append(field.value)
+            } else if ServerRequest.equalIgnoringASCIICase(name, "expect") {
+                expectations.append(field.value)
             }
         }
         if minorVersion == 1 && hostCount != 1 {

@@ -9,9 +9,6 @@ enum ResponseSerializer {
         var closeAfter: Bool
     }
 
-    /// Headers the server owns; a handler's values for them are dropped.
-    private static let serverOwned: Set<String> = ["content-length", "transfer-encoding", "connection"]
-
     /// `announcesKeepAlive` adds `Connection: keep-alive` (HTTP/1.0 clients need it to reuse the connection).
     static func serialize(
         _ response: ServerResponse, method: String, keepAlive: Bool, announcesKeepAlive: Bool = false
@@ -27,10 +24,20 @@ enum ResponseSerializer {
             extraHeaders = [(name: "Content-Type", value: "text/plain; charset=utf-8")]
         }
         var closeAfter = !keepAlive
-        var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        // The head is built as bytes in one buffer that also takes the body, so the response
+        // leaves in one `send` and costs one allocation.
+        let reason = reasonPhrase(status)
+        var headerBytes = 0
+        for field in extraHeaders { headerBytes += field.name.utf8.count + field.value.utf8.count + 4 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + reason.utf8.count + headerBytes + body.count)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(status, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: reason.utf8)
+        bytes.append(contentsOf: crlf)
         for field in extraHeaders {
-            let lowered = field.name.lowercased()
-            if lowered == "connection" {
+            if ServerRequest.equalIgnoringASCIICase(field.name, "connection") {
                 if field.value.lowercased().split(separator: ",").contains(where: {
                     $0.trimmingASCIIWhitespace() == "close"
                 }) {
@@ -38,8 +45,11 @@ enum ResponseSerializer {
                 }
                 continue
             }
-            guard !serverOwned.contains(lowered), isValidName(field.name), isValidValue(field.value) else { continue }
-            head += "\(field.name): \(field.value)\r\n"
+            guard !isServerOwned(field.name), isValidName(field.name), isValidValue(field.value) else { continue }
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: crlf)
         }
         var truncateAt: Int?
         if case .truncateBody(let sent) = response.fault?.kind {
@@ -51,18 +61,19 @@ enum ResponseSerializer {
         let chunkSize = response.framing.chunkSize
         if !hasNoBody {
             if chunkSize != nil {
-                head += "Transfer-Encoding: chunked\r\n"
+                bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
             } else {
-                head += "Content-Length: \(body.count)\r\n"
+                bytes.append(contentsOf: "Content-Length: ".utf8)
+                appendDecimal(body.count, to: &bytes)
+                bytes.append(contentsOf: crlf)
             }
         }
         if closeAfter {
-            head += "Connection: close\r\n"
+            bytes.append(contentsOf: "Connection: close\r\n".utf8)
         } else if announcesKeepAlive {
-            head += "Connection: keep-alive\r\n"
+            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
+        bytes.append(contentsOf: crlf)
         guard !omitsBody else { return Output(bytes: bytes, closeAfter: closeAfter) }
         let sentBody = truncateAt.map { min($0, body.count) } ?? body.count
         if let chunkSize {
@@ -76,10 +87,32 @@ enum ResponseSerializer {
                 offset += count
             }
             if truncateAt == nil { bytes += Array("0\r\n\r\n".utf8) }
+        } else if sentBody == body.count {
+            bytes.append(contentsOf: body)
         } else {
             bytes += body[0..<sentBody]
         }
         return Output(bytes: bytes, closeAfter: closeAfter)
+    }
+
+    private static let crlf: [UInt8] = [13, 10]
+
+    /// Whether `name` is one of the headers the server sets itself (`Content-Length`,
+    /// `Transfer-Encoding`, `Connection`), compared without regard to ASCII case.
+    private static func isServerOwned(_ name: String) -> Bool {
+        ServerRequest.equalIgnoringASCIICase(name, "content-length")
+            || ServerRequest.equalIgnoringASCIICase(name, "transfer-encoding")
+            || ServerRequest.equalIgnoringASCIICase(name, "connection")
+    }
+
+    /// Appends the decimal digits of `value`, which is not negative (a status or a length).
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// The response for a request the server itself rejects; always closes the connection.

@@ -109,7 +109,9 @@ let (signals, sources) = signalStream()
 
 let url: URL
 do {
-    url = try await emulator.start(host: options.host, port: options.port, requestLog: log)
+    // `--no-request-lines` prints no line per request (the in-memory request log still has them).
+    url = try await emulator.start(
+        host: options.host, port: options.port, requestLog: options.quietRequests ? nil : log)
 } catch {
     fail("\(error)")
 }

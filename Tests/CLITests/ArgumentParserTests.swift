@@ -182,7 +182,7 @@ struct EmulatorOptionsTests {
             "--filter-fast-limit", "20", "--publish-key", "p", "--subscribe-key", "s", "--secret-key", "k",
             "--keyset", "p2:s2:k2", "--keyset", "p3:s3:", "--access-control", "--catch-up-buffer", "5",
             "--presence-announce-max", "0", "--presence-interval", "3", "--max-connections", "64",
-            "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t",
+            "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t", "--no-request-lines",
         ])
         guard case .run(let options) = parsed else {
             Issue.record("expected options")
@@ -208,13 +208,14 @@ struct EmulatorOptionsTests {
             options.serverLimits == EmulatorServerLimits(maximumConnections: 64, maximumBufferedRequestBytes: 1_048_576)
         )
         #expect(options.adminSecret == "s3cr3t")
+        #expect(options.quietRequests)
         var withoutFiles = options
         withoutFiles.classesFile = nil
         withoutFiles.seedFile = nil
         let configuration = try withoutFiles.configuration()
         #expect(configuration.serverLimits.maximumConnections == 64)
         #expect(configuration.admin.secret == "s3cr3t")
-        #expect(EmulatorOptions.optionNames.count == 18)
+        #expect(EmulatorOptions.optionNames.count == 19)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")

@@ -139,6 +139,14 @@ struct RequestLogTests {
                 close(ends[0])
                 close(ends[1])
             }
+            // Fill the pipe first, so the writer's first write blocks whatever the timing: then
+            // nothing drains the buffer and the flush below must give up.
+            let flags = fcntl(ends[1], F_GETFL)
+            _ = fcntl(ends[1], F_SETFL, flags | O_NONBLOCK)
+            let filler = [UInt8](repeating: UInt8(ascii: "\n"), count: 4096)
+            while write(ends[1], filler, filler.count) > 0 {}
+            while write(ends[1], filler, 1) > 0 {}
+            _ = fcntl(ends[1], F_SETFL, flags)
             let writer = LineWriter(fileDescriptor: ends[1], capacityBytes: 4096)
             for index in 0..<20_000 { writer.write("line \(index) " + String(repeating: "x", count: 40)) }
             let dropped = writer.statistics.droppedLines
@@ -159,6 +167,34 @@ struct RequestLogTests {
         #expect(!observed.1)
         #expect(observed.2.contains("lines dropped (the output was not being read)"))
         #expect(observed.2.hasSuffix("after\n"))
+    }
+
+    @Test("the line writer writes every line whole and in order, and cuts an over-long one with an ellipsis")
+    func lineWriterKeepsLinesInOrder() async throws {
+        let observed = try await onThread { () throws -> (Bool, LineWriter.Statistics, String) in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("linewriter-\(UUID()).log").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            guard fd >= 0 else { throw TestFailure("open() failed") }
+            defer {
+                close(fd)
+                unlink(path)
+            }
+            let writer = LineWriter(fileDescriptor: fd)
+            for index in 0..<3_000 { writer.write("line \(index) é") }
+            writer.write(String(repeating: "y", count: LineWriter.maximumLineBytes + 10))
+            writer.write("")
+            writer.write("last")
+            let flushed = writer.flush(timeout: .seconds(10))
+            let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+            return (flushed, writer.statistics, text)
+        }
+        #expect(observed.0)
+        #expect(observed.1.writtenLines == 3_003)
+        #expect(observed.1.droppedLines == 0)
+        let expected =
+            (0..<3_000).map { "line \($0) é\n" }.joined()
+            + String(repeating: "y", count: LineWriter.maximumLineBytes) + "…\n" + "\n" + "last\n"
+        #expect(observed.2 == expected)
     }
 
     @Test("the line writer survives a closed pipe even where SIGPIPE is not ignored")

@@ -12,6 +12,8 @@ import JSONCore
 struct AdminService: EmulatorService {
     /// The reserved prefix.
     static let prefix = "/_emulator"
+    /// `prefix` and a slash: the paths below it (built once, not per request).
+    private static let prefixSlash = prefix + "/"
     /// Where the console is served.
     static let consolePath = prefix + "/console/"
 
@@ -19,7 +21,7 @@ struct AdminService: EmulatorService {
 
     func claims(_ request: ServerRequest) -> Bool {
         let path = request.rawPath
-        return path == Self.prefix || path.hasPrefix(Self.prefix + "/")
+        return path.hasPrefix(Self.prefix) && (path == Self.prefix || path.hasPrefix(Self.prefixSlash))
     }
 
     func respond(to request: ServerRequest) async -> ServerResponse {

@@ -42,15 +42,21 @@ final class RequestLog: Sendable {
     /// Paths under this prefix are not logged.
     let excludedPrefix: String
 
+    /// `excludedPrefix` and a slash: the paths below it.
+    private let excludedPrefixSlash: String
+
     init(capacity: Int, excludedPrefix: String) {
         journal = Journal(capacity: capacity)
         self.excludedPrefix = excludedPrefix
+        excludedPrefixSlash = excludedPrefix + "/"
     }
 
     /// Logs one answered request.
     func record(_ request: ServerRequest, response: ServerResponse, receivedAt: Date, duration: Duration) {
         let path = request.rawPath
-        if path == excludedPrefix || path.hasPrefix(excludedPrefix + "/") { return }
+        if path.hasPrefix(excludedPrefix) && (path == excludedPrefix || path.hasPrefix(excludedPrefixSlash)) {
+            return
+        }
         let cancelled = Task.isCancelled
         journal.append { sequence in
             RequestLogEntry(

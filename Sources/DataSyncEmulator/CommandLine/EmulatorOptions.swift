@@ -59,6 +59,10 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// `--admin-secret`: the bearer secret the admin routes and the console require; `nil` lets
     /// the emulator decide (open on loopback without access control, a random secret otherwise).
     public var adminSecret: String?
+    /// Whether to print no line per answered request (`--no-request-lines`); by default one is
+    /// printed for each. The in-memory request log (the console's, `GET /_emulator/v1/requests`)
+    /// keeps every entry either way.
+    public var quietRequests = false
 
     /// Options with every default: `127.0.0.1`, an ephemeral port, the demo keyset, access
     /// control off.
@@ -78,7 +82,7 @@ public struct EmulatorOptions: Sendable, Hashable {
         "--host", "--port", "--classes", "--seed", "--state-file", "--filter-fast-limit", "--publish-key",
         "--subscribe-key", "--secret-key", "--keyset", "--access-control", "--catch-up-buffer",
         "--presence-announce-max", "--presence-interval", "--max-connections", "--max-buffered-request-bytes",
-        "--admin-secret", "--help",
+        "--admin-secret", "--no-request-lines", "--help",
     ]
 
     /// Whether access control is on for the main keyset: `--secret-key` or `--access-control`
@@ -99,6 +103,7 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
             \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
+            \(indent)[--no-request-lines]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -181,6 +186,7 @@ public struct EmulatorOptions: Sendable, Hashable {
                 let secret = try value(argument)
                 guard !secret.isEmpty else { throw invalid(argument, "--admin-secret takes a non-empty secret") }
                 options.adminSecret = secret
+            case "--no-request-lines": options.quietRequests = true
             case "--help", "-h":
                 return .help
             default:

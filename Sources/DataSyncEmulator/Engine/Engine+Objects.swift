@@ -327,13 +327,23 @@ extension Engine {
         return object
     }
 
+    /// The answer ``get(_:id:)`` gives for `id` when the object is there, unexpired at `now`,
+    /// and its encoded body is already kept with it; nil otherwise (not found, expired, or not
+    /// encoded yet: ``get(_:id:)`` answers those). Reads nothing else and changes nothing.
+    func cachedGet(_ keyset: Keyset, collection: ObjectCollection, id: String, now: Int64) -> ServerResponse? {
+        guard let box = keyset.box(collection.space, id), let body = box.getBody, box.object.expiresAt > now,
+            collection.contains(box.object)
+        else { return nil }
+        return ServerResponse(status: 200, headers: collection.contentTypeHeaders, body: body)
+    }
+
     func get(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {
         guard let box = context.keyset.box(context.collection.space, id), context.collection.contains(box.object),
             box.object.expiresAt > now()
         else { throw context.collection.notFound(id) }
         // The same bytes `dataResponse` encodes, kept with the box (which a write replaces).
         if let body = box.getBody {
-            return ServerResponse(status: 200, headers: [("Content-Type", context.collection.mediaType)], body: body)
+            return ServerResponse(status: 200, headers: context.collection.contentTypeHeaders, body: body)
         }
         let response = Self.dataResponse(box.object.jsonValue, mediaType: context.collection.mediaType)
         if response.status == 200 { box.getBody = response.body }

@@ -12,7 +12,22 @@ struct ObjectCollection: Sendable {
     /// The class family this collection is restricted to (`User`, `Channel`, `Membership`).
     let familyRoot: ClassKey?
 
-    var mediaType: String { "application/vnd.pubnub.objects.\(resource)+json;version=1" }
+    /// The vendor media type, e.g. `application/vnd.pubnub.objects.user+json;version=1` (built
+    /// once here: every answer carries it).
+    let mediaType: String
+    /// `Content-Type: mediaType`, the header every answer of the collection has (one array for
+    /// all of them).
+    let contentTypeHeaders: [(name: String, value: String)]
+
+    init(name: String, resource: String, space: ClassKind, fixedKind: ObjectKind?, familyRoot: ClassKey?) {
+        self.name = name
+        self.resource = resource
+        self.space = space
+        self.fixedKind = fixedKind
+        self.familyRoot = familyRoot
+        mediaType = "application/vnd.pubnub.objects.\(resource)+json;version=1"
+        contentTypeHeaders = [(name: "Content-Type", value: mediaType)]
+    }
 
     static let users = ObjectCollection(
         name: "users", resource: "user", space: .entity, fixedKind: .user, familyRoot: ClassDefinition.userKey)
@@ -29,6 +44,18 @@ struct ObjectCollection: Sendable {
         familyRoot: nil)
 
     static let all: [ObjectCollection] = [.users, .channels, .entities, .memberships, .relationships]
+
+    /// The collection whose path segment is `name`, or nil.
+    static func named(_ name: String) -> ObjectCollection? {
+        switch name {
+        case "users": users
+        case "channels": channels
+        case "entities": entities
+        case "memberships": memberships
+        case "relationships": relationships
+        default: nil
+        }
+    }
 
     /// Field names of the class and version in bodies and objects.
     var classField: String { space == .entity ? "entityClass" : "relationshipClass" }

@@ -90,29 +90,56 @@ final class DataSyncService: EmulatorService {
     /// ``respond(to:)`` gives, computed by the same code under the same lock.
     func respondImmediately(to request: ServerRequest) -> ServerResponse? {
         guard request.body.isEmpty, request.method == "GET" || request.method.uppercased() == "GET",
-            let subscribeKey = Self.singleObjectSubscribeKey(request.rawPath)
+            let path = Self.singleObjectPath(request.rawPath)
         else { return nil }
+        // A plain read (no query, a collection's path) of an object whose encoded body is kept is
+        // answered from the parsed path without the engine's routing; everything else the engine
+        // routes as ``respond(to:)`` does.
+        let collection = request.rawQuery.isEmpty ? path.collection.flatMap(ObjectCollection.named) : nil
         // The event-loop thread never waits for the lock: while a write holds it (a state-file
         // save may take a while), the read takes the task path instead.
         let answer: ServerResponse?? = state.withLockIfAvailable { state in
             let engine = state.engine
-            guard let keyset = engine.keysets[subscribeKey], keyset.nextExpiry.map({ $0 > engine.now() }) ?? true
+            let now = engine.now()
+            guard let keyset = engine.keysets[path.subscribeKey], keyset.nextExpiry.map({ $0 > now }) ?? true
             else { return nil }
+            // What `respond` does besides the lookup (the sweep, the transaction, the save) has
+            // nothing to do for such a read, unless an earlier save failed and waits for the
+            // next one, which this read would make.
+            if let collection, let id = path.id, state.persistence == nil || !engine.hasUnsavedChanges,
+                let cached = engine.cachedGet(keyset, collection: collection, id: id, now: now)
+            {
+                return cached
+            }
             return Self.respond(to: request, engine: engine, persistence: state.persistence)
         }
         return answer ?? nil
     }
 
-    /// The decoded subscribe key of a path `/v1/datasync/subkeys/{sub}/{collection}/{id}` with a
-    /// non-empty id, or nil for any other path.
-    private static func singleObjectSubscribeKey(_ rawPath: String) -> String? {
+    /// The decoded segments of a path `/v1/datasync/subkeys/{sub}/{collection}/{id}` with
+    /// non-empty segments, or nil for any other path. A collection or id with a broken percent
+    /// escape is nil (the engine's routing answers that `400`); a broken subscribe key makes the
+    /// whole path nil.
+    private static func singleObjectPath(_ rawPath: String) -> (
+        subscribeKey: String, collection: String?, id: String?
+    )? {
         guard rawPath.hasPrefix(subkeysPrefix) else { return nil }
-        let segments = rawPath.utf8.dropFirst(subkeysPrefix.utf8.count).split(
-            separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
-        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty, !segments[2].isEmpty else {
-            return nil
-        }
-        return PercentDecoding.decode(Substring(segments[0]))
+        // Two slashes after the prefix, none after them, no segment empty (found on the bytes:
+        // cheaper than splitting into an array).
+        let utf8 = rawPath.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: subkeysPrefix.utf8.count)
+        guard let first = utf8[start...].firstIndex(of: UInt8(ascii: "/")), first != start else { return nil }
+        let collectionStart = utf8.index(after: first)
+        guard let second = utf8[collectionStart...].firstIndex(of: UInt8(ascii: "/")), second != collectionStart
+        else { return nil }
+        let idStart = utf8.index(after: second)
+        guard idStart != utf8.endIndex, !utf8[idStart...].contains(UInt8(ascii: "/")),
+            let subscribeKey = PercentDecoding.decode(rawPath[start..<first])
+        else { return nil }
+        return (
+            subscribeKey, PercentDecoding.decode(rawPath[collectionStart..<second]),
+            PercentDecoding.decode(rawPath[idStart...])
+        )
     }
 
     /// Answers one request as one transaction: a change is saved to the state file before the

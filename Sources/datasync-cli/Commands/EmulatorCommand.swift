@@ -65,7 +65,10 @@ enum EmulatorCommand {
         }
         defer { for source in sources { source.cancel() } }
 
-        let url = try await emulator.start(host: options.host, port: options.port) { line in console.out(line) }
+        // `--no-request-lines` prints no line per request (the in-memory request log still has them).
+        let requestLines: (@Sendable (String) -> Void)? =
+            options.quietRequests ? nil : { @Sendable line in console.out(line) }
+        let url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
         let origin = url.absoluteString
         console.out("DataSync emulator listening on \(origin)")
         // Scripts read these three lines, as datasync-emulator prints them.
