@@ -124,6 +124,31 @@ extension HTTPClientConformance {
                     "30 sequential requests opened \(statistics.connectionsAccepted) connections")
             }
         },
+        Case(
+            "closed-after-answer",
+            "a server that closes every connection after a complete answer is answered every time, one after another and at once"
+        ) { context in
+            // No `Connection: close`: the client keeps each connection for reuse and only finds it
+            // closed later, while idle or when it tries to reuse it; the next connection usually
+            // gets the closed one's descriptor number. The curl backend's poll set must follow.
+            let client = try context.client()
+            let server = try RawReplyServer(reply: Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
+            defer { server.stop() }
+            let request = HTTPRequest(
+                method: .get, scheme: "http", host: "127.0.0.1", port: server.port, path: "/once",
+                timeout: .seconds(10))
+            for index in 0..<40 {
+                let response = try await client.send(request)
+                context.expect(
+                    response.status == 200 && response.body == Array("ok".utf8),
+                    "sequential request \(index): status \(response.status)")
+            }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await client.send(request).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            context.expect(statuses == Array(repeating: 200, count: 8), "parallel requests answered \(statuses)")
+        },
     ]
 
     /// Failures that must be reported, and reported the same way on every transport.
@@ -198,6 +223,30 @@ extension HTTPClientConformance {
                     try await client.send(server.request("/delay/10000", timeout: .milliseconds(300)))
                 }
                 context.expectCode(error, .timedOut, "slow answer")
+            }
+        },
+        Case(
+            "timeout-after-shorter",
+            "a timeout still fires when an earlier, shorter one passed without firing, and a shorter one fires under a longer one"
+        ) { context in
+            let client = try context.client()
+            try await HTTPTestServer.with { server in
+                // A quick answer under a short timeout, then a slow one under a longer timeout: the
+                // first timer expiry is no longer wanted by the time it comes.
+                let quick = try await client.send(server.request("/echo", timeout: .seconds(1)))
+                context.expect(quick.status == 200, "the quick request ended with \(quick.status)")
+                let later = await context.transportError("longer timeout after a shorter one") {
+                    try await client.send(server.request("/delay/10000", timeout: .milliseconds(1_500)))
+                }
+                context.expectCode(later, .timedOut, "longer timeout after a shorter one")
+                // A held request with a long timeout, and under it one with a short timeout.
+                let held = Task { try await client.send(server.request("/delay/10000", timeout: .seconds(30))) }
+                let shorter = await context.transportError("shorter timeout under a longer one") {
+                    try await client.send(server.request("/delay/10000", timeout: .milliseconds(300)))
+                }
+                context.expectCode(shorter, .timedOut, "shorter timeout under a longer one")
+                held.cancel()
+                _ = try? await held.value
             }
         },
         Case("own-timeout", "a request's own timeout outlasts the client's default (a long-poll)") { context in
