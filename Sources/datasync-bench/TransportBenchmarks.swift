@@ -83,8 +83,10 @@ enum TransportBenchmarks {
 /// switches per call (`getrusage` voluntary plus involuntary, whole process) and, against the
 /// child process, its CPU time per call. A third SDK loop runs in a task preferring the curl
 /// client's executor (`CurlHTTPClient.taskExecutor`). With `ROUNDTRIP_PROFILE_CALLS=N` set, each
-/// placement makes only N such calls and prints no rows, for `perf record` (all of the client's
-/// work then runs on the thread named `CurlHTTPClient`: `perf report --comms CurlHTTPClient`).
+/// placement makes only N such calls and prints no rows, for `perf record` or `perf sched`: by
+/// default from the executor-preferring task (all of the client's work then runs on the thread
+/// named `CurlHTTPClient`: `perf report --comms CurlHTTPClient`), or from the caller that
+/// `ROUNDTRIP_PROFILE_CALLER` names (`task` or `main`).
 ///
 /// The emulator runs twice: first as a child process (the `datasync-emulator` binary built next
 /// to this one, as `swift build -c release` leaves it), so the switches and the CPU counted are
@@ -209,13 +211,24 @@ enum CurlRoundTripBench {
         let bare = try BareCurlRequest(request)
         let pubnub = client(curl)
 
-        if let profiled = ProcessInfo.processInfo.environment["ROUNDTRIP_PROFILE_CALLS"].flatMap(Int.init) {
-            // For a profiler: only the SDK's calls, from a task preferring the client's executor.
-            try await Task.detached {
-                try await withTaskExecutorPreference(curl.taskExecutor) {
+        let environment = ProcessInfo.processInfo.environment
+        if let profiled = environment["ROUNDTRIP_PROFILE_CALLS"].flatMap(Int.init) {
+            // For a profiler: only the SDK's calls, from the caller ROUNDTRIP_PROFILE_CALLER names
+            // (`executor`, the default: a task preferring the client's executor; `task`; `main`).
+            switch environment["ROUNDTRIP_PROFILE_CALLER"] ?? "executor" {
+            case "task":
+                try await Task.detached {
                     for _ in 0..<profiled { _ = try await pubnub.dataSync.getUser(id: userID) }
-                }
-            }.value
+                }.value
+            case "main":
+                try await profileOnMainActor(pubnub, userID: userID, calls: profiled)
+            default:
+                try await Task.detached {
+                    try await withTaskExecutorPreference(curl.taskExecutor) {
+                        for _ in 0..<profiled { _ = try await pubnub.dataSync.getUser(id: userID) }
+                    }
+                }.value
+            }
             return []
         }
         var sdkTask = Figures()
@@ -288,6 +301,11 @@ enum CurlRoundTripBench {
         let start = ContinuousClock.now
         for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
         return (seconds(since: start), usage() - before)
+    }
+
+    @MainActor
+    private static func profileOnMainActor(_ pubnub: PubNub, userID: String, calls: Int) async throws {
+        for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
     }
 
     @MainActor
