@@ -134,9 +134,7 @@ extension HTTPClientConformance {
             let client = try context.client()
             let server = try RawReplyServer(reply: Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
             defer { server.stop() }
-            let request = HTTPRequest(
-                method: .get, scheme: "http", host: "127.0.0.1", port: server.port, path: "/once",
-                timeout: .seconds(10))
+            let request = server.request("/once", timeout: .seconds(10))
             for index in 0..<40 {
                 let response = try await client.send(request)
                 context.expect(
@@ -184,9 +182,7 @@ extension HTTPClientConformance {
             let client = try context.client()
             let garbage = try RawReplyServer(reply: Array("SSH-2.0-OpenSSH_9.2\r\nnot http at all\r\n".utf8))
             defer { garbage.stop() }
-            let request = HTTPRequest(
-                method: .get, scheme: "http", host: "127.0.0.1", port: garbage.port, path: "/echo",
-                timeout: .seconds(5))
+            let request = garbage.request("/echo", timeout: .seconds(5))
             let error = await context.transportError("non-HTTP reply") { try await client.send(request) }
             context.expectCode(error, .invalidResponse, "non-HTTP reply")
         },

@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 #if canImport(Glibc)
     import Glibc
@@ -52,6 +53,11 @@ final class RawReplyServer: @unchecked Sendable {
             }
         }
         thread.start()
+    }
+
+    /// A GET request for `path` on this server.
+    func request(_ path: String, timeout: Duration) -> HTTPRequest {
+        HTTPRequest(method: .get, scheme: "http", host: "127.0.0.1", port: port, path: path, timeout: timeout)
     }
 
     /// Stops accepting; the accept thread ends.
