@@ -206,9 +206,11 @@ extension HTTPClientConformance {
         },
         Case("refused", "a refused connection is cannotConnect and retryable") { context in
             let client = try context.client()
-            let server = try await HTTPTestServer.start()
-            await server.server.stop()
-            let error = await context.transportError("refused") { try await client.send(server.request("/echo")) }
+            let port = try RefusingPort()
+            defer { port.close() }
+            let error = await context.transportError("refused") {
+                try await client.send(port.request("/echo", timeout: .seconds(10)))
+            }
             context.expectCode(error, .cannotConnect, "refused connection")
             context.expect(error?.isRetryable == true, "a refused connection is not retryable")
         },
