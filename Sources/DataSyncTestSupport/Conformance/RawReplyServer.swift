@@ -10,7 +10,7 @@ import Transport
 /// A loopback TCP server that answers every connection with fixed bytes (which need not be HTTP)
 /// and closes it: the misbehaving peers the HTTP server cannot imitate, such as a reply that is
 /// not HTTP at all.
-final class RawReplyServer: @unchecked Sendable {
+final class RawReplyServer: LoopbackTestPort, @unchecked Sendable {
     // @unchecked Sendable: `listener` is written once in `init` and closed once in `stop()`; the
     // accept thread only reads it.
     let port: Int
@@ -37,11 +37,6 @@ final class RawReplyServer: @unchecked Sendable {
         thread.start()
     }
 
-    /// A GET request for `path` on this server.
-    func request(_ path: String, timeout: Duration) -> HTTPRequest {
-        HTTPRequest(method: .get, scheme: "http", host: "127.0.0.1", port: port, path: path, timeout: timeout)
-    }
-
     /// Stops accepting; the accept thread ends.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
@@ -52,18 +47,13 @@ final class RawReplyServer: @unchecked Sendable {
 /// A loopback port that refuses every connection while this value lives: a TCP socket is bound to
 /// it and never listens. The port of a stopped server would do the same, until another server of
 /// the process (tests run in parallel) is given that port and answers.
-final class RefusingPort: @unchecked Sendable {
+final class RefusingPort: LoopbackTestPort, @unchecked Sendable {
     // @unchecked Sendable: `socket` is written once in `init` and closed once in `close()`.
     let port: Int
     private let socket: Int32
 
     init() throws {
         (socket, port) = try boundLoopbackSocket()
-    }
-
-    /// A GET request for `path` on this port.
-    func request(_ path: String, timeout: Duration) -> HTTPRequest {
-        HTTPRequest(method: .get, scheme: "http", host: "127.0.0.1", port: port, path: path, timeout: timeout)
     }
 
     /// Releases the port.
@@ -73,6 +63,18 @@ final class RefusingPort: @unchecked Sendable {
         #else
             _ = Darwin.close(socket)
         #endif
+    }
+}
+
+/// A loopback port the raw conformance cases send to.
+protocol LoopbackTestPort {
+    var port: Int { get }
+}
+
+extension LoopbackTestPort {
+    /// A GET request for `path` on `127.0.0.1` at ``port``.
+    func request(_ path: String, timeout: Duration) -> HTTPRequest {
+        HTTPRequest(method: .get, scheme: "http", host: "127.0.0.1", port: port, path: path, timeout: timeout)
     }
 }
 
