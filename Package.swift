@@ -150,7 +150,9 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "DataSyncTestSupport", "JSONCore", "Transport"]),
         .testTarget(
             name: "PubNubCoreTests",
-            dependencies: ["PubNubCore", "DataSyncModels", "DataSyncTestSupport", "Transport", "Auth", "JSONCore"]),
+            dependencies: [
+                "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "Transport", "Auth", "JSONCore", "PubNubCrypto",
+            ]),
         .testTarget(
             name: "DataSyncTests",
             dependencies: [

@@ -14,7 +14,8 @@ public import JSONCore
 /// ```
 ///
 /// ``description`` shows the token's fields, never its text or signature.
-public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// The token format version (`v`), `2` for every token seen so far.
     public let version: Int
     /// When the token was issued (`t`, whole Unix seconds).
@@ -121,6 +122,21 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
         parts.append("\(patterns.count) patterns")
         if !projections.isEmpty { parts.append("projections") }
         return "AccessToken(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The parsed fields without ``signature``, which together with them would rebuild the token.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "version": version, "issuedAt": issuedAt, "ttlMinutes": ttlMinutes,
+                "authorizedUserID": authorizedUserID as Any, "resources": resources, "patterns": patterns,
+                "meta": meta, "projections": projections, "signature": "REDACTED",
+            ],
+            displayStyle: .struct)
     }
 }
 

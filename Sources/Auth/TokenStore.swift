@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// ``description`` shows only a short prefix of the token and its length.
-public final class TokenStore: Sendable, CustomStringConvertible {
+public final class TokenStore: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The token and a counter bumped by every change, so a refresh can tell whether the token it
     /// was asked to replace is still the current one.
     package struct Snapshot: Sendable, Equatable {
@@ -52,6 +52,14 @@ public final class TokenStore: Sendable, CustomStringConvertible {
     public var description: String {
         guard let token else { return "TokenStore(no token)" }
         return "TokenStore(\(TokenRedaction.redact(token)))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The redacted token only, so `dump` never reaches the stored text.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["token": token.map(TokenRedaction.redact) as Any], displayStyle: .class)
     }
 
     /// The token and its generation, read together.

@@ -45,3 +45,15 @@ public struct AESCBCCryptor: Cryptor {
             encrypting: false, key: key, iv: payload.metadata, payload.data[...])
     }
 }
+
+// The derived key must never reach a log, a crash report or a debugger's summary.
+extension AESCBCCryptor: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The cryptor's name and settings; the key is always shown as `REDACTED`.
+    public var description: String { "AESCBCCryptor(key: REDACTED)" }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// No children: `dump` shows only ``description``, never the key.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -114,3 +114,23 @@ public struct CryptoModule: Sendable {
         return try cryptor.decrypt(payload)
     }
 }
+
+// A module holds its cryptors' keys: it prints what it encrypts and decrypts with, nothing more.
+extension CryptoModule: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The cryptors by identifier, keys never shown: `CryptoModule(encrypts: ACRH, decrypts: ACRH, 0000)`.
+    public var description: String {
+        "CryptoModule(encrypts: \(defaultCryptor.id), decrypts: \(cryptors.map { "\($0.id)" }.joined(separator: ", ")))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The cryptors' identifiers only; `dump` never descends into a cryptor, whose type may be
+    /// one that does not redact its key.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["defaultCryptor": "\(defaultCryptor.id)", "cryptors": cryptors.map { "\($0.id)" }],
+            displayStyle: .struct)
+    }
+}

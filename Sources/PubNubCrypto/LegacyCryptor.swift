@@ -74,3 +74,15 @@ public struct LegacyCryptor: Cryptor {
         return text
     }
 }
+
+// The derived key must never reach a log, a crash report or a debugger's summary.
+extension LegacyCryptor: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The cryptor's name and settings; the key is always shown as `REDACTED`.
+    public var description: String { "LegacyCryptor(key: REDACTED, useRandomIV: \(useRandomIV))" }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// No children: `dump` shows only ``description``, never the key.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -88,9 +88,19 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
-    /// `Name: value` lines.
+    /// `Name: value` lines, with the values of ``secretNames`` replaced by `REDACTED`.
     public var description: String {
-        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        fields.map(\.description).joined(separator: "\n")
+    }
+
+    /// Header names whose values are credentials: `Authorization`, `Proxy-Authorization`, `Cookie`
+    /// and `Set-Cookie`. Descriptions and mirrors of headers show `REDACTED` for them; the values
+    /// themselves are sent and returned unchanged.
+    public static let secretNames: [String] = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+
+    /// Whether the header `name` carries a credential (one of ``secretNames``, ignoring case).
+    public static func isSecret(_ name: String) -> Bool {
+        secretNames.contains { namesMatch($0, name) }
     }
 
     /// Compares header names as RFC 9110 does: ASCII case-insensitively.
@@ -102,5 +112,26 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             if lowerA != lowerB { return false }
         }
         return true
+    }
+}
+
+extension HTTPHeaders: CustomReflectable {
+    /// The fields, each with a secret value redacted, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: fields.map(\.description), displayStyle: .collection)
+    }
+}
+
+extension HTTPHeaders.Field: CustomStringConvertible, CustomReflectable {
+    /// `Name: value`, or `Name: REDACTED` for one of ``HTTPHeaders/secretNames``.
+    public var description: String {
+        "\(name): \(HTTPHeaders.isSecret(name) ? "REDACTED" : value)"
+    }
+
+    /// The name and the value, redacted like ``description``.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["name": name, "value": HTTPHeaders.isSecret(name) ? "REDACTED" : value],
+            displayStyle: .struct)
     }
 }

@@ -170,16 +170,21 @@ public struct HTTPRequest: Sendable, Hashable {
         return percentEncode(segment)
     }
 
-    /// Query names whose values are secrets (credentials, signatures): hidden by ``redactedURL``
-    /// and by ``LoggingMiddleware``.
+    /// Query names whose values are secrets (credentials, signatures): hidden by ``redactedURL``,
+    /// by ``description`` and by ``LoggingMiddleware``. Names are compared ignoring ASCII case.
     public static let secretQueryNames: Set<String> = ["auth", "signature"]
 
-    /// ``url`` with the values of ``secretQueryNames`` replaced by `REDACTED`: the form to put in
-    /// error messages and logs.
+    /// Whether the query item `name` carries a secret: one of ``secretQueryNames``, in any case.
+    public static func isSecretQueryName(_ name: String) -> Bool {
+        secretQueryNames.contains { HTTPHeaders.namesMatch($0, name) }
+    }
+
+    /// ``url`` with the values of ``secretQueryNames`` (in any letter case) replaced by
+    /// `REDACTED`: the form to put in error messages and logs.
     public var redactedURL: String {
         var copy = self
         copy.queryItems = queryItems.map { item in
-            guard Self.secretQueryNames.contains(item.name), item.value != nil else { return item }
+            guard item.value != nil, Self.isSecretQueryName(item.name) else { return item }
             return HTTPQueryItem(name: item.name, value: "REDACTED")
         }
         return copy.url
@@ -211,5 +216,34 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The uppercase hexadecimal digit of `nibble` (0...15).
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
+}
+
+// Printing a request (interpolation, `print`, `debugPrint`, `dump`, a debugger's summary) never
+// shows a credential: the URL is redacted, secret headers are hidden by `HTTPHeaders`, and the
+// body is reduced to its size, because a body may carry user data that logs should not keep.
+extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The method and the redacted URL, with the body's size when there is one:
+    /// `GET https://ps.pndsn.com/time/0?auth=REDACTED`.
+    public var description: String {
+        var text = "\(method) \(redactedURL)"
+        if let body { text += " (\(body.count)-byte body)" }
+        return text
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { "HTTPRequest(\(description))" }
+
+    /// The request's parts with credentials redacted and the body reduced to its size, for `dump`
+    /// and debuggers.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method.rawValue, "url": redactedURL, "headers": headers,
+                "bodyByteCount": body?.count as Int? as Any, "timeout": timeout as Any,
+                "isRetryable": isRetryable,
+            ],
+            displayStyle: .struct)
     }
 }

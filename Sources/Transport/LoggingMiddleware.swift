@@ -72,8 +72,8 @@ public struct HTTPLogRecord: Sendable, Hashable, CustomStringConvertible {
 /// A middleware that reports every request and its outcome to an ``HTTPLogSink``.
 ///
 /// Tokens are never written: the values of the query items named in ``redactedQueryItems``
-/// (`auth` and `signature` by default) and of the headers named in ``redactedHeaders`` (`Authorization` and
-/// `Proxy-Authorization` by default) are replaced by `REDACTED`. Bodies are never logged, only
+/// (`auth` and `signature` by default, in any letter case) and of the headers named in
+/// ``redactedHeaders`` (``HTTPHeaders/secretNames`` by default) are replaced by `REDACTED`. Bodies are never logged, only
 /// their sizes. Place it inside a ``RetryMiddleware`` to see every attempt, outside to see one
 /// line per call.
 ///
@@ -86,7 +86,7 @@ public struct LoggingMiddleware: CallerIsolatedMiddleware {
 
     /// Where records go.
     public let sink: any HTTPLogSink
-    /// Query item names whose values are replaced (compared exactly).
+    /// Query item names whose values are replaced (compared ignoring ASCII case).
     public let redactedQueryItems: Set<String>
     /// Header names whose values are replaced (compared ignoring case).
     public let redactedHeaders: [String]
@@ -100,8 +100,8 @@ public struct LoggingMiddleware: CallerIsolatedMiddleware {
     ///   - sink: where records go.
     ///   - includesHeaders: whether records carry the (redacted) headers.
     ///   - redactedQueryItems: extra query names to hide; `auth` and `signature` are always hidden.
-    ///   - redactedHeaders: extra header names to hide; `Authorization` and `Proxy-Authorization`
-    ///     are always hidden.
+    ///   - redactedHeaders: extra header names to hide; ``HTTPHeaders/secretNames`` (`Authorization`,
+    ///     `Proxy-Authorization`, `Cookie`, `Set-Cookie`) are always hidden.
     ///   - clock: measures durations.
     public init(
         sink: any HTTPLogSink, includesHeaders: Bool = true, redactedQueryItems: Set<String> = [],
@@ -110,7 +110,7 @@ public struct LoggingMiddleware: CallerIsolatedMiddleware {
         self.sink = sink
         self.includesHeaders = includesHeaders
         self.redactedQueryItems = redactedQueryItems.union(HTTPRequest.secretQueryNames)
-        self.redactedHeaders = ["Authorization", "Proxy-Authorization"] + redactedHeaders
+        self.redactedHeaders = HTTPHeaders.secretNames + redactedHeaders
         self.clock = clock
     }
 
@@ -154,7 +154,8 @@ public struct LoggingMiddleware: CallerIsolatedMiddleware {
     public func redactedURL(_ request: HTTPRequest) -> String {
         var copy = request
         copy.queryItems = request.queryItems.map { item in
-            guard redactedQueryItems.contains(item.name), item.value != nil else { return item }
+            guard item.value != nil, redactedQueryItems.contains(where: { HTTPHeaders.namesMatch($0, item.name) })
+            else { return item }
             return HTTPQueryItem(name: item.name, value: Self.redacted)
         }
         return copy.url
