@@ -178,7 +178,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "DataSyncTestSupportTests",
-            dependencies: ["DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore"]),
+            dependencies: [
+                "DataSyncTestSupport", "Transport", "JSONCore", "DataSync", "PubNubCore", "DataSyncEmulator",
+            ]),
         .testTarget(
             name: "DataSyncEmulatorTests",
             dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"],

@@ -1,0 +1,151 @@
+import DataSyncEmulator
+import DataSyncTestSupport
+import Foundation
+import Testing
+import Transport
+
+/// The fault proxy against a real emulator, over the platform's HTTP client: each fault does to a
+/// request what it says.
+@Suite("Fault proxy")
+struct FaultProxyTests {
+    /// An emulator on an ephemeral port, a proxy in front of it, and a client with no retries.
+    struct Rig {
+        let emulator: Emulator
+        let proxy: FaultProxy
+        let client: any HTTPClient
+
+        static func start() async throws -> Rig {
+            let emulator = try Emulator()
+            let url = try await emulator.start()
+            let proxy = try FaultProxy(upstreamPort: try #require(url.port))
+            return Rig(emulator: emulator, proxy: proxy, client: try PlatformHTTPClient.make())
+        }
+
+        func time(timeout: Duration = .seconds(10)) async throws -> HTTPResponse {
+            try await client.send(
+                HTTPRequest(scheme: "http", host: "127.0.0.1", port: proxy.port, path: "/time/0", timeout: timeout))
+        }
+
+        func stop() async {
+            proxy.stop()
+            await emulator.stop()
+        }
+    }
+
+    static func transportCode(_ operation: () async throws -> HTTPResponse) async -> TransportError.Code? {
+        do {
+            _ = try await operation()
+            return nil
+        } catch let error as TransportError {
+            return error.code
+        } catch {
+            return .other
+        }
+    }
+
+    @Test("with no fault, requests pass through and are counted")
+    func passThrough() async throws {
+        let rig = try await Rig.start()
+        let response = try await rig.time()
+        #expect(response.status == 200)
+        let stats = rig.proxy.statistics
+        #expect(stats.accepted >= 1)
+        #expect(stats.bytesUp > 0)
+        #expect(stats.bytesDown > 0)
+        await rig.stop()
+    }
+
+    @Test("reset fails the request as a lost connection, and the next one passes once healed")
+    func reset() async throws {
+        let rig = try await Rig.start()
+        rig.proxy.set(.reset)
+        let code = await Self.transportCode { try await rig.time() }
+        #expect(code == .connectionLost || code == .cannotConnect, "got \(String(describing: code))")
+        #expect(rig.proxy.statistics.resets >= 1)
+        rig.proxy.set(.none)
+        #expect(try await rig.time().status == 200)
+        await rig.stop()
+    }
+
+    @Test("refuse fails new connects with 'cannot connect' and keeps the port for the heal")
+    func refuse() async throws {
+        let rig = try await Rig.start()
+        rig.proxy.set(.refuse)
+        let code = await Self.transportCode { try await rig.time() }
+        #expect(code == .cannotConnect, "got \(String(describing: code))")
+        #expect(rig.proxy.statistics.accepted == 0)
+        rig.proxy.set(.none)
+        #expect(try await rig.time().status == 200)
+        await rig.stop()
+    }
+
+    @Test("truncate cuts an answer mid-body, which the client reports as a failure")
+    func truncate() async throws {
+        let rig = try await Rig.start()
+        rig.proxy.set(.truncate)
+        let code = await Self.transportCode { try await rig.time() }
+        #expect(code != nil, "a cut answer must not arrive as a success")
+        #expect(rig.proxy.statistics.truncated == 1)
+        rig.proxy.set(.none)
+        #expect(try await rig.time().status == 200)
+        await rig.stop()
+    }
+
+    @Test("stall holds the answer until the fault ends, then delivers it whole")
+    func stall() async throws {
+        let rig = try await Rig.start()
+        rig.proxy.set(.stall)
+        let request = Task { try await rig.time() }
+        await rig.proxy.waitUntil { $0.bytesUp > 0 }
+        #expect(rig.proxy.statistics.bytesDown == 0)
+        rig.proxy.set(.none)
+        #expect(try await request.value.status == 200)
+        await rig.stop()
+    }
+
+    @Test("blackhole forwards nothing: the request times out and the server never hears it")
+    func blackhole() async throws {
+        let rig = try await Rig.start()
+        rig.proxy.set(.blackhole)
+        let code = await Self.transportCode { try await rig.time(timeout: .milliseconds(300)) }
+        #expect(code == .timedOut, "got \(String(describing: code))")
+        #expect(rig.proxy.statistics.bytesUp == 0)
+        rig.proxy.set(.none)
+        #expect(try await rig.time().status == 200)
+        await rig.stop()
+    }
+
+    @Test("a schedule applies its steps in order and ends with no fault")
+    func schedule() async throws {
+        let rig = try await Rig.start()
+        let clock = ManualClock()
+        let run = Task {
+            try await rig.proxy.run([.init(.refuse, for: .seconds(5)), .init(.reset, for: .seconds(5))], clock: clock)
+        }
+        await clock.waitForSleepers(1)
+        #expect(rig.proxy.currentFault == .refuse)
+        clock.advance(by: .seconds(5))
+        await clock.waitForSleepers(1)
+        #expect(rig.proxy.currentFault == .reset)
+        clock.advance(by: .seconds(5))
+        try await run.value
+        #expect(rig.proxy.currentFault == FaultProxy.Fault.none)
+        await rig.stop()
+    }
+
+    @Test("the response cutter follows answers across chunks and cuts only when asked")
+    func cutter() {
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n".utf8)
+        let body = Array("0123456789".utf8)
+        var passing = ResponseCutter()
+        let whole = passing.feed((head + body)[...], truncating: false)
+        #expect(whole.0.count == head.count + body.count && !whole.cut)
+        var cutting = ResponseCutter()
+        let first = cutting.feed(head.prefix(5), truncating: true)
+        #expect(first.0.count == 5 && !first.cut)
+        let second = cutting.feed((Array(head.dropFirst(5)) + body.prefix(3))[...], truncating: true)
+        #expect(second.0.count == head.count - 5 + 3 && !second.cut)
+        let third = cutting.feed(body.dropFirst(3), truncating: true)
+        #expect(third.0.count == 2 && third.cut)
+    }
+}
