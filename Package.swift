@@ -141,6 +141,8 @@ let package = Package(
         .executableTarget(name: "fuzz-http", dependencies: ["EmulatorHTTP", "FuzzSupport"]),
         .executableTarget(name: "fuzz-percent", dependencies: ["DataSyncEmulator", "FuzzSupport"]),
         .executableTarget(name: "fuzz-state", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
+        .executableTarget(
+            name: "fuzz-pubsub", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "FuzzSupport", "JSONCore"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),

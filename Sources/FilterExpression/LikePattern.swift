@@ -8,6 +8,9 @@
 /// Case-insensitive patterns compare the Unicode default lower-case mapping of both sides; all
 /// comparison is by Unicode scalar, without normalisation.
 ///
+/// Matching takes time linear in the text plus the pattern, whatever either holds (the literal
+/// runs between wildcards are found with a Knuth–Morris–Pratt search).
+///
 /// ```swift
 /// LikePattern("*sneaker*", caseSensitive: false).matches("Red SNEAKERS")  // true
 /// LikePattern("a\\*", caseSensitive: true).matches("a*")                   // true (literal star)
@@ -19,7 +22,7 @@ public struct LikePattern: Hashable, Sendable {
     public let isCaseSensitive: Bool
     /// The literal runs between wildcards (UTF-8, lower-cased when case-insensitive); there is one
     /// more run than there are wildcards, so a pattern without `*` has exactly one.
-    private let parts: [[UInt8]]
+    private let matcher: WildcardMatcher<UInt8>
 
     /// Compiles `pattern`.
     public init(_ pattern: String, caseSensitive: Bool) {
@@ -42,7 +45,19 @@ public struct LikePattern: Hashable, Sendable {
         if !caseSensitive {
             parts = parts.map { Array(Self.lowercased(String(decoding: $0, as: UTF8.self)).utf8) }
         }
-        self.parts = parts
+        matcher = WildcardMatcher(pieces: parts)
+    }
+
+    /// Whether both have the same pattern text and case sensitivity (everything else is derived
+    /// from those two).
+    public static func == (lhs: LikePattern, rhs: LikePattern) -> Bool {
+        lhs.pattern == rhs.pattern && lhs.isCaseSensitive == rhs.isCaseSensitive
+    }
+
+    /// Hashes the pattern text and case sensitivity, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pattern)
+        hasher.combine(isCaseSensitive)
     }
 
     /// The pattern for one of the pattern operators (`LIKE` and `ILIKE` ignore case, `SLIKE`
@@ -68,47 +83,22 @@ public struct LikePattern: Hashable, Sendable {
 
     /// Whether `text` matches the whole pattern.
     public func matches(_ text: String) -> Bool {
+        var steps = 0
+        return matches(text, steps: &steps)
+    }
+
+    /// ``matches(_:)``, adding to `steps` the byte comparisons it made (tests check the count
+    /// stays linear in the text plus the pattern).
+    package func matches(_ text: String, steps: inout Int) -> Bool {
         if isCaseSensitive {
-            if let result = text.utf8.withContiguousStorageIfAvailable({ match($0) }) { return result }
-            return Array(text.utf8).withUnsafeBufferPointer { match($0) }
+            var counted = 0
+            if let result = text.utf8.withContiguousStorageIfAvailable({ matcher.matches($0, steps: &counted) }) {
+                steps += counted
+                return result
+            }
+            return Array(text.utf8).withUnsafeBufferPointer { matcher.matches($0, steps: &steps) }
         }
-        return Self.lowercasedBytes(text).withUnsafeBufferPointer { match($0) }
-    }
-
-    private func match(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard parts.count > 1 else { return Self.equal(text, 0, parts[0]) && text.count == parts[0].count }
-        let first = parts[0]
-        let last = parts[parts.count - 1]
-        guard text.count >= first.count + last.count else { return false }
-        guard Self.equal(text, 0, first), Self.equal(text, text.count - last.count, last) else { return false }
-        var position = first.count
-        let end = text.count - last.count
-        // Taking the leftmost occurrence of each middle run is optimal for `*`-only patterns: it
-        // leaves the most room for the runs after it.
-        for part in parts[1..<(parts.count - 1)] where !part.isEmpty {
-            guard let found = Self.find(part, in: text, from: position, to: end) else { return false }
-            position = found + part.count
-        }
-        return true
-    }
-
-    private static func equal(_ text: UnsafeBufferPointer<UInt8>, _ offset: Int, _ part: [UInt8]) -> Bool {
-        guard offset >= 0, offset + part.count <= text.count else { return false }
-        for index in 0..<part.count where text[offset + index] != part[index] { return false }
-        return true
-    }
-
-    private static func find(_ part: [UInt8], in text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
-        -> Int?
-    {
-        guard end - start >= part.count else { return nil }
-        let firstByte = part[0]
-        var index = start
-        while index <= end - part.count {
-            if text[index] == firstByte, equal(text, index, part) { return index }
-            index += 1
-        }
-        return nil
+        return Self.lowercasedBytes(text).withUnsafeBufferPointer { matcher.matches($0, steps: &steps) }
     }
 
     static func lowercased(_ text: String) -> String {

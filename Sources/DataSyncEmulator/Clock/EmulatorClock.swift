@@ -66,14 +66,17 @@ public final class EmulatorClock: Clock, Sendable {
         /// Whole microseconds since the Unix epoch, rounded towards the past.
         public var microsecondsSince1970: Int64 { Self.floorDiv(nanosecondsSince1970, 1000) }
 
-        /// The instant `duration` later (earlier when negative).
+        /// The instant `duration` later (earlier when negative), stopping at the ends of what
+        /// 64-bit nanoseconds hold rather than wrapping: a clock set near its end (say to the year
+        /// 3000, which ``init(_:)`` clamps) plus a timeout stays at the end.
         public func advanced(by duration: Duration) -> Instant {
-            Instant(nanosecondsSince1970: nanosecondsSince1970 &+ Self.nanoseconds(duration))
+            Instant(nanosecondsSince1970: Self.adding(nanosecondsSince1970, Self.nanoseconds(duration)))
         }
 
-        /// The duration from this instant to `other`.
+        /// The duration from this instant to `other` (saturating at the ends of 64-bit
+        /// nanoseconds).
         public func duration(to other: Instant) -> Duration {
-            .nanoseconds(other.nanosecondsSince1970 &- nanosecondsSince1970)
+            .nanoseconds(Self.subtracting(other.nanosecondsSince1970, nanosecondsSince1970))
         }
 
         /// Earlier instants sort first.
@@ -83,7 +86,29 @@ public final class EmulatorClock: Clock, Sendable {
 
         static func nanoseconds(_ duration: Duration) -> Int64 {
             let (seconds, attoseconds) = duration.components
-            return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+            return adding(nanoseconds(seconds: seconds), attoseconds / 1_000_000_000)
+        }
+
+        // Time arithmetic on values that can come from the network or the admin routes (a
+        // heartbeat, a clock set to the year 3000) saturates instead of trapping: an overflow
+        // would take the whole emulator down.
+
+        /// `seconds` in nanoseconds, saturating.
+        static func nanoseconds(seconds: Int64) -> Int64 {
+            let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            return overflow ? (seconds < 0 ? .min : .max) : product
+        }
+
+        /// `lhs + rhs`, saturating.
+        static func adding(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+            let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+            return overflow ? (rhs < 0 ? .min : .max) : sum
+        }
+
+        /// `lhs - rhs`, saturating.
+        static func subtracting(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+            let (difference, overflow) = lhs.subtractingReportingOverflow(rhs)
+            return overflow ? (rhs < 0 ? .max : .min) : difference
         }
 
         /// `value / divisor` rounded towards negative infinity (`divisor` > 0), without overflow.
@@ -118,7 +143,7 @@ public final class EmulatorClock: Clock, Sendable {
 
         var now: Int64 {
             switch mode {
-            case .running(let offset): return EmulatorClock.systemNanoseconds() &+ offset
+            case .running(let offset): return Instant.adding(EmulatorClock.systemNanoseconds(), offset)
             case .stopped(let instant): return instant
             }
         }
@@ -165,8 +190,8 @@ public final class EmulatorClock: Clock, Sendable {
         let step = Instant.nanoseconds(duration)
         timeChanged { mode in
             switch mode {
-            case .running(let offset): mode = .running(offset: offset &+ step)
-            case .stopped(let instant): mode = .stopped(at: instant &+ step)
+            case .running(let offset): mode = .running(offset: Instant.adding(offset, step))
+            case .stopped(let instant): mode = .stopped(at: Instant.adding(instant, step))
             }
         }
     }
@@ -230,7 +255,7 @@ public final class EmulatorClock: Clock, Sendable {
                     if deadline <= now { return .success(()) }
                     var timer: Task<Void, Never>?
                     if case .running = state.mode {
-                        let wait = deadline - now
+                        let wait = Instant.subtracting(deadline, now)
                         timer = Task { [weak self] in
                             guard (try? await Task.sleep(for: .nanoseconds(wait))) != nil else { return }
                             self?.wake(id)

@@ -57,8 +57,19 @@ struct CompiledFilter {
 /// The bridge to the `FilterExpression` module: its parser, its validator (against the listed
 /// class's properties and the parameter's tier) and its evaluator.
 enum FilterCompiler {
+    /// The longest `filter` or `filter_fast` accepted, in UTF-8 bytes: what fits in a 32 KiB
+    /// request line, enforced here too for requests handed to the emulator in process.
+    static let maximumFilterBytes = 32 * 1024
+    /// The most conditions in a `filter` (`filter_fast` has its own, smaller cap). Matching is
+    /// linear in each condition's value and pattern, so this and the request body limit bound
+    /// the work one object costs a list while the engine's lock is held.
+    static let maximumFilterConditions = 256
+
     static func compile(_ text: String, tier: FilterParameter, schema: ListSchema) throws(APIError) -> CompiledFilter {
         let parameter = tier.parameter
+        guard text.utf8.count <= maximumFilterBytes else {
+            throw .invalid("a filter is at most \(maximumFilterBytes) bytes", path: parameter)
+        }
         // The properties usable on the listed class (version already resolved) as one version.
         var declared = FilterExpression.FilterSchema()
         declared.addVersion(1)
@@ -68,7 +79,7 @@ enum FilterCompiler {
         let libraryTier: FilterExpression.FilterTier
         switch tier {
         case .fast(let limit): libraryTier = .filterFast(conditionLimit: limit)
-        case .full: libraryTier = .filter
+        case .full: libraryTier = FilterTier(kind: .filter, conditionLimit: maximumFilterConditions)
         }
         // One pass: each condition is checked as it is parsed.
         let checked = FilterValidator(schema: declared, classVersion: 1).parseAndValidate(text, tier: libraryTier)

@@ -142,13 +142,23 @@ final class DataSyncService: EmulatorService {
         )
     }
 
+    /// The largest DataSync request body: 1 MiB. The spec names no limit; this one keeps any
+    /// object, and so the work a filter spends on it under the engine's lock, bounded.
+    static let maximumBodyBytes = 1 << 20
+
     /// Answers one request as one transaction: a change is saved to the state file before the
     /// answer leaves and before anyone sees it on the change feed. When the save fails the change
     /// is rolled back: a write is answered `500` saying nothing changed (so retrying it is safe);
     /// a read, or a refused request, keeps its answer (only expired objects its keyset's sweep
     /// removed come back, still invisible, until the next sweep).
     func respond(to request: ServerRequest) async -> ServerResponse {
-        withEngine { engine, persistence in Self.respond(to: request, engine: engine, persistence: persistence) }
+        if request.body.count > Self.maximumBodyBytes {
+            return Engine.errorResponse(
+                APIError(
+                    status: 413, code: .invalidValue,
+                    message: "a DataSync request body is at most \(Self.maximumBodyBytes) bytes (1 MiB)"))
+        }
+        return withEngine { engine, persistence in Self.respond(to: request, engine: engine, persistence: persistence) }
     }
 
     /// ``respond(to:)``'s transaction, with the lock held.

@@ -10,10 +10,13 @@ struct PresenceService: EmulatorService {
     let faults: FaultPlan
 
     private static let service = "Presence"
+    /// The most uuids a here-now lists per channel (`limit`), the service's maximum and default.
+    static let hereNowLimit = 1000
 
     func claims(_ request: ServerRequest) -> Bool { request.rawPath.hasPrefix("/v2/presence/") }
 
     func respond(to request: ServerRequest) async -> ServerResponse {
+        if let tooLong = PubSubWire.uriTooLong(request) { return tooLong }
         if let fault = faults.take(.presence) {
             return await FaultPlan.apply(fault, clock: bus.clock) { await answer(request) }
         }
@@ -61,9 +64,12 @@ struct PresenceService: EmulatorService {
                 state = parsed
             }
             guard !uuid.isEmpty else { return PubSubWire.serviceError(400, "Invalid Arguments", service: Self.service) }
-            await bus.touch(
+            if let refusal = await bus.touch(
                 subscribeKey: subscribeKey, uuid: uuid, channels: channels, groups: groups,
-                timeout: query["heartbeat"].flatMap(Int.init), state: state)
+                timeout: PubSubBus.heartbeat(query["heartbeat"]), state: state)
+            {
+                return PubSubWire.serviceError(400, refusal.message, service: Self.service)
+            }
             return ok()
         case (7, "leave"):
             if !uuid.isEmpty {
@@ -119,18 +125,15 @@ struct PresenceService: EmulatorService {
     {
         let showUUIDs = !query.flag("disable_uuids")
         let showState = query.flag("state")
-        let limit = query["limit"].flatMap(Int.init).map { max(0, $0) } ?? 1000
-        let offset = query["offset"].flatMap(Int.init).map { max(0, $0) } ?? 0
-        let targets: [String]
+        let limit = PubSubWire.clampedInteger(query["limit"], in: 0...Self.hereNowLimit) ?? Self.hereNowLimit
+        let offset = PubSubWire.clampedInteger(query["offset"], in: 0...Int.max) ?? 0
+        var targets: [String]?
         if let channels {
             targets = await bus.presenceChannels(subscribeKey, channels: channels, groups: groups)
-        } else {
-            targets = await bus.occupiedChannels(subscribeKey)
         }
         var entries: [String: JSONValue] = [:]
         var total = 0
-        for channel in targets {
-            let occupants = await bus.occupants(subscribeKey, channel: channel)
+        for (channel, occupants) in await bus.hereNow(subscribeKey, channels: targets) {
             total += occupants.count
             var entry: [String: JSONValue] = ["occupancy": .int(Int64(occupants.count))]
             if showUUIDs, limit > 0 {

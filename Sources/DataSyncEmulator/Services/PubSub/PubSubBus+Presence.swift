@@ -24,18 +24,50 @@ extension PubSubBus {
         groupsSnapshot(subscribeKey)
     }
 
-    /// Marks `uuid` present on the channels (and group members) for `timeout` seconds; the first
-    /// sighting announces `join`. `state`, keyed by channel, is stored and announced as
-    /// `state-change` where it differs.
+    /// The presence timeouts a request may ask for, in seconds: the service's own range. The
+    /// SDKs raise a smaller value to 20 (Swift, Kotlin) and lower a larger one to 320 (JavaScript),
+    /// while Go sends values from 4 up unchanged and gets no error, so the service clamps rather
+    /// than refuses, and so does the emulator.
+    static let heartbeatBounds: ClosedRange<Int> = 20...320
+
+    /// `heartbeat` from a query: clamped into ``heartbeatBounds``; nil (the configured default)
+    /// when absent or not an integer.
+    nonisolated static func heartbeat(_ text: String?) -> Int? {
+        PubSubWire.clampedInteger(text, in: heartbeatBounds)
+    }
+
+    /// Why a presence was not recorded.
+    enum PresenceRefusal: Error, Sendable {
+        /// The keyset already holds ``PubSubConfiguration/maximumPresencesPerKeyset`` presences.
+        case keysetFull(limit: Int)
+
+        var message: String {
+            switch self {
+            case .keysetFull(let limit): "Presence limit reached: at most \(limit) presences per keyset"
+            }
+        }
+    }
+
+    /// Marks `uuid` present on the channels (and group members) for `timeout` seconds (already
+    /// clamped by the caller; nil for the configured default); the first sighting announces
+    /// `join`. `state`, keyed by channel, is stored and announced as `state-change` where it
+    /// differs. Refused, with nothing changed, when the new presences would pass the keyset's
+    /// limit (refreshing existing ones always works).
+    @discardableResult
     func touch(
         subscribeKey: String, uuid: String, channels: [String], groups: [String], timeout: Int?,
         state: JSONValue?
-    ) {
+    ) -> PresenceRefusal? {
         sweepExpired()
         let targets = presenceChannels(subscribeKey, channels: channels, groups: groups)
-        guard !targets.isEmpty else { return }
+        guard !targets.isEmpty else { return nil }
+        let keyset = readKeyset(subscribeKey)
+        let added = targets.count { keyset?.present[$0]?[uuid] == nil }
+        let limit = configuration.maximumPresencesPerKeyset
+        if added > 0, (keyset?.presenceCount ?? 0) + added > limit { return .keysetFull(limit: limit) }
         let seconds = Int64(max(1, timeout ?? configuration.defaultPresenceTimeout))
-        let expires = nowNanoseconds + seconds * 1_000_000_000
+        let expires = EmulatorClock.Instant.adding(nowNanoseconds, EmulatorClock.Instant.nanoseconds(seconds: seconds))
+        noteDeadline(expires)
         for channel in targets {
             let isNew = updatePresence(subscribeKey, channel: channel, uuid: uuid, expires: expires)
             if isNew { announce(subscribeKey, channel: channel, action: "join", uuid: uuid) }
@@ -44,6 +76,7 @@ extension PubSubBus {
             }
         }
         startTickerIfNeeded()
+        return nil
     }
 
     /// Removes `uuid` from the channels (and group members), announcing `leave`; `-pnpres` names
@@ -71,18 +104,19 @@ extension PubSubBus {
         readKeyset(subscribeKey)?.states[uuid]?[channel]
     }
 
-    /// uuid → state (nil when none) of everyone present on `channel`, sorted by uuid.
-    func occupants(_ subscribeKey: String, channel: String) -> [(uuid: String, state: JSONValue?)] {
-        sweepExpired()
-        guard let keyset = readKeyset(subscribeKey) else { return [] }
-        return (keyset.present[channel] ?? [:]).keys.sorted().map { ($0, keyset.states[$0]?[channel]) }
-    }
+    /// One channel's occupants for here-now: uuid → state (nil when none), sorted by uuid.
+    typealias Occupants = [(uuid: String, state: JSONValue?)]
 
-    /// Every channel with at least one occupant, sorted.
-    func occupiedChannels(_ subscribeKey: String) -> [String] {
+    /// The occupants of each of `channels` (every occupied channel, sorted, when nil), after one
+    /// expiry sweep for the whole request: a global here-now over many channels must not sweep
+    /// every presence once per channel.
+    func hereNow(_ subscribeKey: String, channels: [String]?) -> [(channel: String, occupants: Occupants)] {
         sweepExpired()
-        guard let keyset = readKeyset(subscribeKey) else { return [] }
-        return keyset.present.filter { !$0.value.isEmpty }.keys.sorted()
+        guard let keyset = readKeyset(subscribeKey) else { return (channels ?? []).map { ($0, []) } }
+        let targets = channels ?? keyset.present.filter { !$0.value.isEmpty }.keys.sorted()
+        return targets.map { channel in
+            (channel, (keyset.present[channel] ?? [:]).keys.sorted().map { ($0, keyset.states[$0]?[channel]) })
+        }
     }
 
     /// The channels `uuid` is present on, sorted.
@@ -95,8 +129,12 @@ extension PubSubBus {
     // MARK: Expiry and intervals
 
     /// Times out everyone whose presence lapsed and sends the `interval` events that are due.
+    /// Every presence and interval deadline is noted (``noteDeadline(_:)``), so while none has
+    /// come the sweep returns without looking at a single presence.
     func sweepExpired() {
+        countSweep()
         let now = nowNanoseconds
+        guard now >= nextDeadline else { return }
         for subscribeKey in keysetKeys() {
             var lapsed: [(String, String)] = []
             for (channel, members) in readKeyset(subscribeKey)?.present ?? [:] {
@@ -110,6 +148,25 @@ extension PubSubBus {
             let due = (readKeyset(subscribeKey)?.intervals ?? [:]).filter { $0.value.next <= now }.keys.sorted()
             for channel in due { sendInterval(subscribeKey, channel: channel) }
         }
+        // The next time a sweep has work: the earliest deadline still pending. Past the end of
+        // time (a clock clamped at its end) every deadline has come at once, and stays so.
+        var next = Int64.max
+        for subscribeKey in keysetKeys() {
+            guard let keyset = readKeyset(subscribeKey) else { continue }
+            for members in keyset.present.values {
+                for entry in members.values { next = min(next, entry.expires) }
+            }
+            for interval in keyset.intervals.values { next = min(next, interval.next) }
+        }
+        resetDeadline(to: next)
+    }
+
+    /// The instant `presenceInterval` seconds from now (saturating), noted as a deadline.
+    private func scheduleInterval() -> Int64 {
+        let period = EmulatorClock.Instant.nanoseconds(seconds: Int64(max(1, configuration.presenceInterval)))
+        let next = EmulatorClock.Instant.adding(nowNanoseconds, period)
+        noteDeadline(next)
+        return next
     }
 
     private func sendInterval(_ subscribeKey: String, channel: String) {
@@ -131,7 +188,7 @@ extension PubSubBus {
         interval.join = []
         interval.leave = []
         interval.timeout = []
-        interval.next = nowNanoseconds + Int64(max(1, configuration.presenceInterval)) * 1_000_000_000
+        interval.next = scheduleInterval()
         let stillAbove = occupancy > configuration.presenceAnnounceMax
         mutateKeyset(subscribeKey) { $0.intervals[channel] = stillAbove ? interval : nil }
         publish(subscribeKey: subscribeKey, channel: channel + PubSubNames.presenceSuffix, payload: .object(payload))
@@ -145,11 +202,9 @@ extension PubSubBus {
         let limit = configuration.presenceAnnounceMax
         let inInterval = readKeyset(subscribeKey)?.intervals[channel] != nil
         if action != "state-change", inInterval || occupancy > limit {
+            let next = inInterval ? 0 : scheduleInterval()
             mutateKeyset(subscribeKey) { keyset in
-                var interval =
-                    keyset.intervals[channel]
-                    ?? IntervalState(
-                        next: nowNanoseconds + Int64(max(1, configuration.presenceInterval)) * 1_000_000_000)
+                var interval = keyset.intervals[channel] ?? IntervalState(next: next)
                 switch action {
                 case "join": interval.join.append(uuid)
                 case "leave": interval.leave.append(uuid)
@@ -172,6 +227,7 @@ extension PubSubBus {
         mutateKeyset(subscribeKey) { keyset in
             let isNew = keyset.present[channel]?[uuid] == nil
             keyset.present[channel, default: [:]][uuid] = PresenceEntry(expires: expires)
+            if isNew { keyset.presenceCount += 1 }
             return isNew
         }
     }
@@ -180,6 +236,7 @@ extension PubSubBus {
     private func removePresence(_ subscribeKey: String, channel: String, uuid: String) -> Bool {
         mutateKeyset(subscribeKey) { keyset in
             guard keyset.present[channel]?.removeValue(forKey: uuid) != nil else { return false }
+            keyset.presenceCount -= 1
             if keyset.present[channel]?.isEmpty == true { keyset.present[channel] = nil }
             keyset.states[uuid]?[channel] = nil
             if keyset.states[uuid]?.isEmpty == true { keyset.states[uuid] = nil }

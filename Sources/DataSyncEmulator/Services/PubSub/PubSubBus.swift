@@ -59,6 +59,8 @@ actor PubSubBus {
         var states: [String: [String: JSONValue]] = [:]
         /// Channels in interval mode (occupancy above the announce limit), with their deltas.
         var intervals: [String: IntervalState] = [:]
+        /// How many (channel, uuid) entries `present` holds, for the per-keyset limit.
+        var presenceCount = 0
     }
 
     let configuration: PubSubConfiguration
@@ -70,6 +72,10 @@ actor PubSubBus {
     nonisolated let region = 1
     private var keysets: [String: KeysetState] = [:]
     private var ticker: Task<Void, Never>?
+    /// No presence lapses and no interval is due before this instant (nanoseconds since 1970).
+    private(set) var nextDeadline = Int64.max
+    /// How many times ``sweepExpired()`` was called: tests check a request sweeps once.
+    private(set) var sweepCount = 0
 
     init(configuration: PubSubConfiguration, clock: EmulatorClock) {
         self.configuration = configuration
@@ -229,6 +235,13 @@ extension PubSubBus {
     }
 
     var hasTicker: Bool { ticker != nil }
+
+    func countSweep() { sweepCount += 1 }
+
+    /// Records that a presence lapses or an interval is due at `deadline`.
+    func noteDeadline(_ deadline: Int64) { nextDeadline = min(nextDeadline, deadline) }
+
+    func resetDeadline(to deadline: Int64) { nextDeadline = deadline }
 
     func setTicker(_ task: Task<Void, Never>) { ticker = task }
 

@@ -58,13 +58,17 @@ public struct PubSubConfiguration: Sendable {
     public var maximumChannelGroups: Int
     /// The most channels in one channel group. Default 2,000.
     public var maximumChannelsPerGroup: Int
+    /// The most presences (one uuid on one channel) a keyset holds at once. A subscribe or
+    /// heartbeat that would add more is answered 400 with a message naming the limit, and changes
+    /// nothing; refreshing a presence already held always works. Default 50,000.
+    public var maximumPresencesPerKeyset: Int
 
     /// Creates a configuration; every value starts at its documented default.
     public init(
         keysets: [PubSubKeyset] = [.demo], catchUpBufferSize: Int = 20_000, longPollTimeout: Duration = .seconds(280),
         maximumMessagesPerResponse: Int = 100, defaultPresenceTimeout: Int = 300, presenceAnnounceMax: Int = 20,
         presenceInterval: Int = 10, presenceDeltaByteLimit: Int = 30_000, maximumChannelGroups: Int = 10_000,
-        maximumChannelsPerGroup: Int = 2_000
+        maximumChannelsPerGroup: Int = 2_000, maximumPresencesPerKeyset: Int = 50_000
     ) {
         self.keysets = keysets
         self.catchUpBufferSize = catchUpBufferSize
@@ -76,5 +80,6 @@ public struct PubSubConfiguration: Sendable {
         self.presenceDeltaByteLimit = presenceDeltaByteLimit
         self.maximumChannelGroups = maximumChannelGroups
         self.maximumChannelsPerGroup = maximumChannelsPerGroup
+        self.maximumPresencesPerKeyset = maximumPresencesPerKeyset
     }
 }

@@ -29,6 +29,7 @@ struct PubSubService: EmulatorService {
         guard let route = route(of: request.rawPath) else {
             return PubSubWire.serviceError(404, "Not Found", service: "Balancer")
         }
+        if let tooLong = PubSubWire.uriTooLong(request) { return tooLong }
         if let fault = faults.take(route) {
             return await FaultPlan.apply(fault, clock: bus.clock) { await answer(request, route: route) }
         }
@@ -154,10 +155,12 @@ struct PubSubService: EmulatorService {
             }
             state = parsed
         }
-        if let uuid = query["uuid"], !uuid.isEmpty {
-            await bus.touch(
+        if let uuid = query["uuid"], !uuid.isEmpty,
+            let refusal = await bus.touch(
                 subscribeKey: subscribeKey, uuid: uuid, channels: subscription.presenceTargets,
-                groups: subscription.presenceGroups, timeout: query["heartbeat"].flatMap(Int.init), state: state)
+                groups: subscription.presenceGroups, timeout: PubSubBus.heartbeat(query["heartbeat"]), state: state)
+        {
+            return PubSubWire.serviceError(400, refusal.message, service: "Presence")
         }
         let cursor = query["tt"].flatMap(UInt64.init) ?? 0
         if cursor == 0 {

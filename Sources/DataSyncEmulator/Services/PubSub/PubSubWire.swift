@@ -45,6 +45,21 @@ package enum PubSubWire {
         return Query(items: items, raw: rawQuery)
     }
 
+    /// An integer query value clamped into `bounds`: an optional sign and ASCII digits, however
+    /// many (a value past what `Int` holds clamps to the nearer bound rather than being dropped or
+    /// trapping). nil when absent or not an integer.
+    package static func clampedInteger(_ text: String?, in bounds: ClosedRange<Int>) -> Int? {
+        guard let text else { return nil }
+        var digits = Substring(text)
+        let negative = digits.first == "-"
+        if negative || digits.first == "+" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        guard let magnitude = Int(digits) else { return negative ? bounds.lowerBound : bounds.upperBound }
+        return min(max(negative ? -magnitude : magnitude, bounds.lowerBound), bounds.upperBound)
+    }
+
     package struct Query: Sendable {
         package var items: [(String, String)]
         var raw: String
@@ -86,6 +101,19 @@ package enum PubSubWire {
         json(
             status,
             ["status": .int(Int64(status)), "message": .string(message), "error": true, "service": .string(service)])
+    }
+
+    /// The longest request target (path and query) the service takes: 32 KiB, the limit of its
+    /// request line. The HTTP server enforces the same bound on the wire; checking it here too
+    /// bounds what a request handed to ``Emulator/respond(to:)`` in process can cost.
+    static let maximumTargetBytes = 32 * 1024
+
+    /// The service's `414` for a request whose target is longer than ``maximumTargetBytes``;
+    /// nil for any other request.
+    static func uriTooLong(_ request: ServerRequest) -> ServerResponse? {
+        guard request.rawPath.utf8.count + request.rawQuery.utf8.count + 1 > maximumTargetBytes else { return nil }
+        return json(
+            414, ["message": "Request URI Too Long", "error": true, "service": "Balancer", "status": 414])
     }
 
     static func invalidSubscribeKey() -> ServerResponse {

@@ -1,3 +1,4 @@
+import FilterExpression
 import JSONCore
 
 /// PubNub's subscribe-side message filter (`filter-expr`), evaluated against each message's
@@ -42,7 +43,21 @@ struct StreamFilter: Sendable {
 
     let root: Node
 
+    /// The longest expression accepted, in UTF-8 bytes: what fits in the service's 32 KiB request
+    /// line. Evaluation is linear in the expression and the message's `meta`, so this bounds the
+    /// work one message costs a subscriber's catch-up.
+    static let maximumLength = 32 * 1024
+    /// The deepest nesting of `(` and `!` accepted: parsing and evaluation recurse once per level,
+    /// and a deep enough expression would otherwise overflow the stack.
+    static let maximumDepth = 64
+    /// The most operands, `!` and `(` in one expression. `a && b && …` nests one level per
+    /// operand in the parsed tree, so this bounds the recursion of evaluation too.
+    static let maximumTerms = 512
+
     init(parsing source: String) throws(SyntaxError) {
+        guard source.utf8.count <= Self.maximumLength else {
+            throw SyntaxError(message: "expression longer than \(Self.maximumLength) bytes", offset: 0)
+        }
         var parser = Parser(tokens: try Self.tokenize(source))
         root = try parser.parseOr()
         if let extra = parser.peek { throw SyntaxError(message: "unexpected \(extra.text)", offset: extra.offset) }
@@ -126,40 +141,35 @@ struct StreamFilter: Sendable {
             }
         case .like:
             guard let value = text(lhs), let pattern = text(rhs) else { return false }
-            return like(Array(value.lowercased()), Array(pattern.lowercased()))
+            return like(value.lowercased(), pattern.lowercased())
         case .contains:
             if case .array(let elements) = lhs {
                 return elements.contains { compare($0, .equal, rhs) }
             }
             guard let value = text(lhs), let part = text(rhs) else { return false }
-            return part.isEmpty || value.contains(part)
+            return part.isEmpty || like(value, "*" + part + "*", wildcards: false)
         }
     }
 
-    /// `*` matches any run of characters; everything else matches itself; the whole value must match.
-    private static func like(_ value: [Character], _ pattern: [Character]) -> Bool {
-        var v = 0
-        var p = 0
-        var star = -1
-        var resume = 0
-        while v < value.count {
-            if p < pattern.count, pattern[p] != "*", pattern[p] == value[v] {
-                v += 1
-                p += 1
-            } else if p < pattern.count, pattern[p] == "*" {
-                star = p
-                resume = v
-                p += 1
-            } else if star >= 0 {
-                p = star + 1
-                resume += 1
-                v = resume
-            } else {
-                return false
-            }
+    /// `*` matches any run of characters; everything else matches itself; the whole value must
+    /// match. Characters compare as Swift `Character`s (canonically equivalent ones are equal).
+    /// With `wildcards` false only the outer `*` the caller added are wildcards (CONTAINS).
+    static func like(_ value: String, _ pattern: String, wildcards: Bool = true) -> Bool {
+        var steps = 0
+        return like(value, pattern, wildcards: wildcards, steps: &steps)
+    }
+
+    /// ``like(_:_:wildcards:)``, adding to `steps` the comparisons made: linear in the value plus
+    /// the pattern, however the pattern is built.
+    static func like(_ value: String, _ pattern: String, wildcards: Bool, steps: inout Int) -> Bool {
+        let characters = Array(pattern)
+        let pieces: [[Character]]
+        if wildcards {
+            pieces = characters.split(separator: "*", omittingEmptySubsequences: false).map(Array.init)
+        } else {
+            pieces = [[], Array(characters.dropFirst().dropLast()), []]
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
-        return p == pattern.count
+        return Array(value).withUnsafeBufferPointer { WildcardMatcher(pieces: pieces).matches($0, steps: &steps) }
     }
 
     // MARK: Tokens
@@ -239,6 +249,8 @@ struct StreamFilter: Sendable {
     private struct Parser {
         let tokens: [Token]
         var position = 0
+        var depth = 0
+        var terms = 0
 
         var peek: Token? { position < tokens.count ? tokens[position] : nil }
 
@@ -265,6 +277,15 @@ struct StreamFilter: Sendable {
         }
 
         mutating func parseUnary() throws(SyntaxError) -> Node {
+            depth += 1
+            terms += 1
+            defer { depth -= 1 }
+            guard depth <= StreamFilter.maximumDepth, terms <= StreamFilter.maximumTerms else {
+                throw SyntaxError(
+                    message:
+                        "more than \(StreamFilter.maximumTerms) terms or \(StreamFilter.maximumDepth) levels of nesting",
+                    offset: peek?.offset ?? endOffset)
+            }
             if take("!") { return .not(try parseUnary()) }
             if take("(") {
                 let inner = try parseOr()
