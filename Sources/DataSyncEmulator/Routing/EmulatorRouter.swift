@@ -6,8 +6,9 @@ import Foundation
 /// `{"errors":[{"errorCode":"DS-0100","message":"no such resource: <path>"}]}`.
 ///
 /// When an ``EmulatorAuthorizer`` is set, it sees every claimed request first: it may refuse it
-/// (its answer is sent and no service runs) or let it through, optionally rewriting the answer
-/// (access control drops list rows a token may not read and applies token projections).
+/// (its answer is sent and no service runs) or let it through, optionally narrowing the rows the
+/// service may list (access control scopes lists to the objects a token may read) and rewriting
+/// the answer (token projections).
 ///
 /// A router the ``Emulator`` builds also keeps its in-memory request log (the console's live
 /// request log): one entry per answered request, credentials redacted, admin routes left out.
@@ -86,6 +87,9 @@ public struct EmulatorRouter: ServerHandler {
             return service.respondImmediately(to: request)
         case .allowRewriting(let rewrite):
             return service.respondImmediately(to: request).map(rewrite)
+        case .allowScoped(let scope, let rewrite):
+            guard let response = service.respondImmediately(to: request, scope: scope) else { return nil }
+            return rewrite?(response) ?? response
         case .deny(let response):
             return response
         }
@@ -101,6 +105,10 @@ public struct EmulatorRouter: ServerHandler {
             return await service.respond(to: request)
         case .allowRewriting(let rewrite):
             return await rewrite(await service.respond(to: request))
+        case .allowScoped(let scope, let rewrite):
+            let response = await service.respond(to: request, scope: scope)
+            guard let rewrite else { return response }
+            return await rewrite(response)
         case .deny(let response):
             return response
         }
