@@ -24,8 +24,10 @@ extension Emulator {
         host: String = "127.0.0.1", port: UInt16 = 0, requestLog: (@Sendable (String) -> Void)? = nil
     ) async throws(EmulatorError) -> URL {
         if let running = server { return running.url }
-        // Anywhere but loopback, the admin API needs the admin secret from now on.
+        // Anywhere but loopback, the admin API needs the admin secret from now on, and every
+        // host name is answered (rebinding protection is for loopback services).
         admin.access.serving(onHost: host)
+        router.hostPolicy?.serving(onHost: host)
         let handler: any ServerHandler =
             requestLog.map { LoggingHandler(inner: self.handler, log: $0) } ?? self.handler
         var configuration = HTTPServer.Configuration(host: host, port: port)
