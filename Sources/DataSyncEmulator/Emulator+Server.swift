@@ -24,8 +24,10 @@ extension Emulator {
         host: String = "127.0.0.1", port: UInt16 = 0, requestLog: (@Sendable (String) -> Void)? = nil
     ) async throws(EmulatorError) -> URL {
         if let running = server { return running.url }
-        // Anywhere but loopback, the admin API needs the admin secret from now on.
+        // Anywhere but loopback, the admin API needs the admin secret from now on, and every
+        // host name is answered (rebinding protection is for loopback services).
         admin.access.serving(onHost: host)
+        router.hostPolicy?.serving(onHost: host)
         let handler: any ServerHandler =
             requestLog.map { LoggingHandler(inner: self.handler, log: $0) } ?? self.handler
         var configuration = HTTPServer.Configuration(host: host, port: port)
@@ -152,8 +154,18 @@ public enum RequestLogRedaction {
 
     /// `target` (a raw, percent-encoded request target) with its secrets replaced.
     public static func redact(target: String) -> String {
-        // No query and no Access Manager path: nothing to hide (the common case, checked on bytes).
-        if !target.utf8.contains(UInt8(ascii: "?")) && !target.hasPrefix("/v3/pam/") { return target }
+        // Most targets carry no credential: skip the parsing for them (checked on the UTF-8 bytes,
+        // cheaper than the rest of a log entry). Only a query naming a secret (or holding an
+        // escape that may spell one) or an Access Manager path has something to hide.
+        let bytes = target.utf8
+        if !target.hasPrefix("/v3/pam/") {
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return target }
+            let query = bytes[bytes.index(after: mark)...]
+            guard
+                query.contains(UInt8(ascii: "%")) || containsIgnoringASCIICase(query, "auth")
+                    || containsIgnoringASCIICase(query, "signature")
+            else { return target }
+        }
         var path = Substring(target)
         var query: Substring?
         if let mark = target.firstIndex(of: "?") {
@@ -174,10 +186,31 @@ public enum RequestLogRedaction {
         return result
     }
 
+    /// Whether `word` (lowercase ASCII) occurs in `bytes`, ASCII letters compared without case.
+    private static func containsIgnoringASCIICase(_ bytes: Substring.UTF8View, _ word: StaticString) -> Bool {
+        word.withUTF8Buffer { needle -> Bool in
+            guard let first = needle.first, bytes.count >= needle.count else { return false }
+            func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+            var index = bytes.startIndex
+            let last = bytes.index(bytes.endIndex, offsetBy: -needle.count)
+            while index <= last {
+                if folded(bytes[index]) == first,
+                    bytes[index...].prefix(needle.count).elementsEqual(needle, by: { folded($0) == $1 })
+                {
+                    return true
+                }
+                index = bytes.index(after: index)
+            }
+            return false
+        }
+    }
+
     private static func redact(path: Substring) -> String {
         // /v3/pam/{sub}/grant/{token}: segments "", "v3", "pam", sub, "grant", token
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard segments.count >= 6, segments[1] == "v3", segments[2] == "pam", segments[4] == "grant" else {
+        guard segments.count >= 6, segments[1] == "v3", segments[2] == "pam", segments[4] == "grant",
+            !segments[5].isEmpty
+        else {
             return String(path)
         }
         var kept = segments.prefix(5).map(String.init)

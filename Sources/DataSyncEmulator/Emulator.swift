@@ -26,6 +26,13 @@ public struct EmulatorConfiguration: Sendable {
     public var pubSub: PubSubConfiguration
     /// The admin routes and the web console under ``Emulator/adminPathPrefix``.
     public var admin: AdminConfiguration
+    /// Host names answered besides loopback ones (`localhost`, `127.0.0.1`, `[::1]`) while the
+    /// emulator is not serving beyond loopback: the `--allowed-host` flag. A request naming any
+    /// other host in `Host` is refused with a `403`, so a web page cannot reach the emulator by
+    /// rebinding its own DNS name to 127.0.0.1. Give bare names (`myapp.test`); a leading dot
+    /// (`.myapp.test`) allows the name and every name under it. Serving beyond loopback
+    /// (``Emulator/start(host:port:requestLog:)`` on `0.0.0.0`) answers every host.
+    public var allowedHosts: [String] = []
     /// The connection and buffered-bytes limits of the HTTP server ``Emulator/start(host:port:requestLog:)``
     /// runs (Documentation/Emulator.md, "Limits").
     public var serverLimits = EmulatorServerLimits()
@@ -145,10 +152,13 @@ public actor Emulator {
         let access = AccessRegistry(keysets: configuration.pubSub.keysets, clock: clock)
         let requestLog = RequestLog(
             capacity: configuration.admin.requestLogCapacity, excludedPrefix: AdminService.prefix)
+        let hostPolicy = HostPolicy(allowedHosts: configuration.allowedHosts)
         let admin = EmulatorAdmin(
             dataSync: dataSync, bus: bus, dataSyncEvents: events, clock: clock, requestLog: requestLog,
             changes: changes,
-            access: AdminAccess(configuredSecret: configuration.admin.secret, keysets: configuration.pubSub.keysets),
+            access: AdminAccess(
+                configuredSecret: configuration.admin.secret, keysets: configuration.pubSub.keysets,
+                hostPolicy: hostPolicy),
             pubSubKeysets: configuration.pubSub.keysets)
         self.admin = admin
         // The admin service comes first: the reserved prefix is never anyone else's.
@@ -158,7 +168,8 @@ public actor Emulator {
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
             ],
-            authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog)
+            authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog,
+            hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix))
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
         Task {

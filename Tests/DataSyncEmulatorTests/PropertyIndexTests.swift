@@ -481,7 +481,8 @@ struct PropertyIndexTests {
         var seen: [String] = []
         var pages = 0
         while pages < 50 {
-            let reply = try await exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let reply = try await exchange(
+                port: port, "GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             try #require(reply.status == 200, "\(reply.body)")
             let json = try JSONValue(parsing: reply.body)
             seen += json["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []

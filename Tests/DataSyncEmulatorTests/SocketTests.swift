@@ -92,12 +92,14 @@ struct SocketTests {
         #expect(data?["expiresAt"] == "2026-10-08T00:00:00Z")
 
         let read = try await exchange(
-            port: port, "GET /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            port: port,
+            "GET /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         #expect(read.status == 200)
         #expect(try JSONValue(parsing: read.body)["data"] == data)
 
         let removed = try await exchange(
-            port: port, "DELETE /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            port: port,
+            "DELETE /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         #expect(removed.status == 200)
         #expect(removed.body.isEmpty)
 
@@ -108,7 +110,7 @@ struct SocketTests {
         let againPort = try #require(again.port.flatMap { UInt16(exactly: $0) })
         let missing = try await exchange(
             port: againPort,
-            "GET /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            "GET /v1/datasync/subkeys/demo/users/alice HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         #expect(missing.status == 404)
         await emulator.stop()
     }

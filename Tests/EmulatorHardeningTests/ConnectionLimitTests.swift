@@ -83,7 +83,7 @@ struct ConnectionLimitTests {
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<4).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
-                    try connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+                    try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
                     return connection
                 }
             }
@@ -114,7 +114,7 @@ struct ConnectionLimitTests {
             let held = try await onThread { () throws -> [WireConnection] in
                 try (0..<3).map { _ in
                     let connection = try WireConnection(port: port, timeout: 10)
-                    try connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+                    try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
                     return connection
                 }
             }
@@ -143,7 +143,8 @@ struct ConnectionLimitTests {
         try await withServer(configuration) { server, port in
             let first = try await onThread { () throws -> WireConnection in
                 let connection = try WireConnection(port: port, timeout: 10)
-                try connection.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n")
+                try connection.send(
+                    "POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 900000\r\n\r\n")
                 try connection.send([UInt8](repeating: 65, count: 700_000))
                 return connection
             }
@@ -151,7 +152,7 @@ struct ConnectionLimitTests {
             let refusal = try await onThread { () throws -> WireResponse in
                 let client = try WireConnection(port: port, timeout: 30)
                 // Only the head: the answer must come before any body byte.
-                try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 300000\r\n\r\n")
+                try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 300000\r\n\r\n")
                 return try client.response()
             }
             #expect(refusal.status == 503)
@@ -180,7 +181,8 @@ struct ConnectionLimitTests {
         try await withServer(configuration) { server, port in
             let response = try await onThread { () throws -> WireResponse in
                 let client = try WireConnection(port: port, timeout: 30)
-                try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+                try client.send(
+                    "POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
                 let chunk = Array("8000\r\n".utf8) + [UInt8](repeating: 67, count: 0x8000) + [13, 10]
                 do {
                     for _ in 0..<16 { try client.send(chunk) }
@@ -209,7 +211,7 @@ struct ConnectionLimitTests {
                 statuses.append(try client.request("GET", "/time/0").status)
             }
             let big = try WireConnection(port: port, timeout: 30)
-            try big.send("POST \(dataSyncPath("users")) HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+            try big.send("POST \(dataSyncPath("users")) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n")
             statuses.append(try big.response().status)
             withExtendedLifetime(idle) {}
             return statuses

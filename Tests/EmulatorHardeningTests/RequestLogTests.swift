@@ -84,7 +84,7 @@ struct RequestLogTests {
             for _ in 0..<30 {
                 // Ask for a 1.2 MB page, then reset the connection without reading it.
                 let client = try WireConnection(port: port, timeout: 10)
-                try client.send("GET \(dataSyncPath("users?limit=100")) HTTP/1.1\r\nHost: x\r\n\r\n")
+                try client.send("GET \(dataSyncPath("users?limit=100")) HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 var option = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
                 client.close()

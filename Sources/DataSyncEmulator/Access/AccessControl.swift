@@ -89,6 +89,8 @@ struct AccessControl: EmulatorAuthorizer {
         case .allow: return .allow
         case .deny(let response): return .deny(response)
         case .allowRewriting(let rewrite): return .allowRewriting { rewrite($0) }
+        case .allowScoped(let scope, nil): return .allowScoped(scope, rewrite: nil)
+        case .allowScoped(let scope, let rewrite?): return .allowScoped(scope, rewrite: { rewrite($0) })
         }
     }
 
@@ -155,10 +157,14 @@ struct AccessControl: EmulatorAuthorizer {
             var name = id
             switch (method, id) {
             case ("GET", nil):
-                return .allowRewriting { response in
-                    scopeList(
-                        response, token: token, bucket: bucket, collection: collection, subscribeKey: subscribeKey)
-                }
+                // The service lists only the rows the token may get, so pages, `has_next` and the
+                // next cursor are computed without the others; the rewrite then applies projections.
+                return .allowScoped(
+                    Self.readableRows(token: token, bucket: bucket),
+                    rewrite: { response in
+                        scopeList(
+                            response, token: token, bucket: bucket, collection: collection, subscribeKey: subscribeKey)
+                    })
             case ("GET", _?): needed = .get
             case ("POST", nil):
                 needed = .create
@@ -180,8 +186,26 @@ struct AccessControl: EmulatorAuthorizer {
         }
     }
 
-    /// Drops the rows of a list answer the token may not `get` (the service scopes lists, it does
-    /// not refuse them), then applies token projections.
+    /// The rows of a list the token may `get` (the service scopes lists, it does not refuse them):
+    /// the same test as ``AccessTokenContent/allows(_:on:in:)``, with the bucket's patterns
+    /// compiled once per list instead of once per row.
+    static func readableRows(token: AccessTokenContent, bucket: String) -> ListScope {
+        ListScope {
+            let exact = token.resources[bucket] ?? [:]
+            let patterns = (token.patterns[bucket] ?? [:]).compactMap { pattern, granted -> Regex<AnyRegexOutput>? in
+                guard AccessBits(rawValue: granted).isSuperset(of: .get) else { return nil }
+                return try? Regex(pattern)
+            }
+            return { id in
+                if let granted = exact[id] { return AccessBits(rawValue: granted).isSuperset(of: .get) }
+                return patterns.contains { (try? $0.firstMatch(in: id)) != nil }
+            }
+        }
+    }
+
+    /// Drops the rows of a list answer the token may not `get` (a second line behind the
+    /// scope the service lists with: a service that ignored the scope still shows no hidden row
+    /// in `data`), then applies token projections.
     private func scopeList(
         _ response: ServerResponse, token: AccessTokenContent, bucket: String, collection: String, subscribeKey: String
     ) -> ServerResponse {

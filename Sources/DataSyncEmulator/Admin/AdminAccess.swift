@@ -10,8 +10,8 @@ import JSONCore
 ///   loopback. Without a configured secret a random one is made at start; the banner prints it
 ///   and ``Emulator/adminSecret`` returns it.
 /// - Otherwise (the default: loopback, access control off) no secret is needed, but a request
-///   with a `Host` header must name a loopback host (a page on another site cannot reach the
-///   admin API by rebinding its DNS name to 127.0.0.1).
+///   with a `Host` header must name a loopback host or one the user allowed (`--allowed-host`),
+///   so a page on another site cannot reach the admin API by rebinding its DNS name to 127.0.0.1.
 /// - Always: a request carrying an `Origin` header must come from the emulator's own origin
 ///   (`http://` + its `Host`), so a page on another site cannot post to the admin API from the
 ///   developer's browser. curl and the SDKs send no `Origin`.
@@ -19,8 +19,12 @@ final class AdminAccess: Sendable {
     /// The secret that opens the admin API when one is needed.
     let secret: String
     private let required: Locked<Bool>
+    /// The host names the emulator answers besides loopback ones (`--allowed-host`), which the
+    /// admin API answers without a secret too; nil: loopback names only.
+    let hostPolicy: HostPolicy?
 
-    init(configuredSecret: String?, keysets: [PubSubKeyset]) {
+    init(configuredSecret: String?, keysets: [PubSubKeyset], hostPolicy: HostPolicy? = nil) {
+        self.hostPolicy = hostPolicy
         if let configuredSecret, !configuredSecret.isEmpty {
             secret = configuredSecret
         } else {
@@ -63,7 +67,7 @@ final class AdminAccess: Sendable {
             }
             return nil
         }
-        if let host, !Self.isLoopback(Self.hostName(host)) {
+        if let host, !(hostPolicy?.allows(hostValue: host) ?? Self.isLoopback(Self.hostName(host))) {
             return AdminWire.error(
                 403, "without an admin secret the admin API answers only loopback hosts, not \(host)")
         }

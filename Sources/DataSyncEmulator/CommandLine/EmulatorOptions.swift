@@ -63,6 +63,9 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// printed for each. The in-memory request log (the console's, `GET /_emulator/v1/requests`)
     /// keeps every entry either way.
     public var quietRequests = false
+    /// `--allowed-host NAME` (repeatable): host names answered besides loopback ones while the
+    /// emulator listens on loopback (``EmulatorConfiguration/allowedHosts``).
+    public var allowedHosts: [String] = []
 
     /// Options with every default: `127.0.0.1`, an ephemeral port, the demo keyset, access
     /// control off.
@@ -82,7 +85,7 @@ public struct EmulatorOptions: Sendable, Hashable {
         "--host", "--port", "--classes", "--seed", "--state-file", "--filter-fast-limit", "--publish-key",
         "--subscribe-key", "--secret-key", "--keyset", "--access-control", "--catch-up-buffer",
         "--presence-announce-max", "--presence-interval", "--max-connections", "--max-buffered-request-bytes",
-        "--admin-secret", "--no-request-lines", "--help",
+        "--admin-secret", "--no-request-lines", "--allowed-host", "--help",
     ]
 
     /// Whether access control is on for the main keyset: `--secret-key` or `--access-control`
@@ -103,7 +106,7 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
             \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
-            \(indent)[--no-request-lines]
+            \(indent)[--no-request-lines] [--allowed-host NAME]...
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -187,6 +190,12 @@ public struct EmulatorOptions: Sendable, Hashable {
                 guard !secret.isEmpty else { throw invalid(argument, "--admin-secret takes a non-empty secret") }
                 options.adminSecret = secret
             case "--no-request-lines": options.quietRequests = true
+            case "--allowed-host":
+                let name = try value(argument)
+                guard HostPolicy.normalizedName(name) != nil else {
+                    throw invalid(argument, "--allowed-host takes a host name, such as myapp.test")
+                }
+                options.allowedHosts.append(name)
             case "--help", "-h":
                 return .help
             default:
@@ -228,6 +237,7 @@ public struct EmulatorOptions: Sendable, Hashable {
                 presenceInterval: presenceInterval))
         configuration.serverLimits = serverLimits
         if let adminSecret { configuration.admin.secret = adminSecret }
+        configuration.allowedHosts = allowedHosts
         return configuration
     }
 

@@ -255,6 +255,7 @@ extension Engine {
                     else { continue }
                     let position = SortPosition(values: plan.sort.map { $0.value(of: box) }, id: box.object.id)
                     if let cursor = plan.cursor, !cursor.position.precedes(position, fields: plan.sort) { continue }
+                    if let visible = plan.visible, !visible(position.id) { continue }
                     if let filter = plan.filter, !filter.matches({ resolve($0, box, plan.pointers) }) { continue }
                     group.append(position)
                 }

@@ -19,6 +19,10 @@ extension Engine {
         var cursor: ListCursor?
         var fingerprint: String
         var pointers: [String: [String]]
+        /// The ids the requester may see (access control's scope); nil: every object. Checked
+        /// with the filter, before a row can take a place on the page, so hidden objects never
+        /// shape a page, `has_next` or a cursor.
+        var visible: ((String) -> Bool)? = nil
     }
 
     func list(_ context: RequestContext) throws(APIError) -> ServerResponse {
@@ -111,6 +115,7 @@ extension Engine {
                 {
                     continue
                 }
+                if let visible = plan.visible, !visible(id) { continue }
                 if let filter = plan.filter, !filter.matches({ resolve($0, box, plan.pointers) }) { continue }
                 offer(SortPosition(values: values, id: id), to: &heap, capacity: capacity, fields: plan.sort)
             }
@@ -189,6 +194,7 @@ extension Engine {
             index += 1
             guard Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: changedAfter)
             else { continue }
+            if let visible = plan.visible, !visible(position.id) { continue }
             if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
             page.append(position)
         }
@@ -217,6 +223,7 @@ extension Engine {
             guard let box = keyset.box(space, id),
                 Self.qualifies(box, plan: plan, collection: collection, now: now, changedAfter: nil)
             else { continue }
+            if let visible = plan.visible, !visible(id) { continue }
             if let filter = plan.filter, !filter.matches({ Self.resolve($0, box, plan.pointers) }) { continue }
             page.append(SortPosition(values: [], id: id))
         }
@@ -405,7 +412,7 @@ extension Engine {
         return ListPlan(
             classKey: definition.key, family: registry.family(space, of: definition.key), version: version,
             sideA: sideA, sideB: sideB, filter: filter, sort: sort, limit: limit, cursor: cursor,
-            fingerprint: fingerprint, pointers: pointers)
+            fingerprint: fingerprint, pointers: pointers, visible: context.scope?.makeRowTest())
     }
 
     private static func queryLevel(_ context: RequestContext, _ name: String) throws(APIError) -> ClassLevel? {

@@ -174,18 +174,19 @@ final class Engine {
 
     private static let prefix = "/v1/datasync/subkeys/"
 
-    func handle(_ request: ServerRequest) -> ServerResponse {
+    /// Answers `request`; with a `scope`, lists hold only the rows it lets through (access control).
+    func handle(_ request: ServerRequest, scope: ListScope? = nil) -> ServerResponse {
         // One request is one write on the feed, with the expiries swept before it.
         feed.beginWrite()
         defer { feed.endWrite() }
         do {
-            return try route(request)
+            return try route(request, scope: scope)
         } catch {
             return Self.errorResponse(error)
         }
     }
 
-    private func route(_ request: ServerRequest) throws(APIError) -> ServerResponse {
+    private func route(_ request: ServerRequest, scope: ListScope?) throws(APIError) -> ServerResponse {
         let rawPath = request.rawPath
         guard rawPath.hasPrefix(Self.prefix) else { throw .notFound("no such resource: \(rawPath)") }
         // Split on the byte `/` (a path is bytes; this is also much cheaper than splitting Characters).
@@ -219,7 +220,8 @@ final class Engine {
                 throw .notFound("no such resource: \(rawPath)")
             }
             let context = RequestContext(
-                request: request, keyset: keyset, collection: collection, query: query, target: request.target)
+                request: request, keyset: keyset, collection: collection, query: query, target: request.target,
+                scope: scope)
             switch (method, id) {
             case ("POST", nil): return try create(context)
             case ("GET", nil): return try list(context)
@@ -268,6 +270,8 @@ struct RequestContext {
     var collection: ObjectCollection
     var query: [(name: String, value: String)]
     var target: String
+    /// The rows a list may show (access control); nil shows every row.
+    var scope: ListScope? = nil
 
     /// The single value of a query parameter; a repeated parameter is a 400.
     func queryValue(_ name: String) throws(APIError) -> String? {

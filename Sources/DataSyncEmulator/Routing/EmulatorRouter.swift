@@ -6,11 +6,18 @@ import Foundation
 /// `{"errors":[{"errorCode":"DS-0100","message":"no such resource: <path>"}]}`.
 ///
 /// When an ``EmulatorAuthorizer`` is set, it sees every claimed request first: it may refuse it
-/// (its answer is sent and no service runs) or let it through, optionally rewriting the answer
-/// (access control drops list rows a token may not read and applies token projections).
+/// (its answer is sent and no service runs) or let it through, optionally narrowing the rows the
+/// service may list (access control scopes lists to the objects a token may read) and rewriting
+/// the answer (token projections).
 ///
 /// A router the ``Emulator`` builds also keeps its in-memory request log (the console's live
 /// request log): one entry per answered request, credentials redacted, admin routes left out.
+/// Before any service it refuses host names a loopback emulator does not serve (DNS-rebinding
+/// protection, ``EmulatorConfiguration/allowedHosts``), answers CORS preflights on the service
+/// routes and adds `Access-Control-Allow-Origin: *` to their answers (never on `/_emulator/`).
+///
+/// An absolute-form request (`GET http://host:port/path`) is read as its origin form
+/// (`GET /path`), the target's authority standing in for `Host`.
 ///
 /// The router starts no task of its own: a service's ``EmulatorService/respond(to:)`` runs in the
 /// task that called ``handle(_:)``, so when the HTTP server cancels that task (client gone, server
@@ -32,16 +39,25 @@ public struct EmulatorRouter: ServerHandler {
     public let authorizer: (any EmulatorAuthorizer)?
     /// Records every answered request; nil records nothing.
     let requestLog: RequestLog?
+    /// Refuses requests for host names a loopback emulator does not serve; nil answers any host.
+    let hostPolicy: HostPolicy?
+    /// CORS on the service routes; nil sends no CORS header.
+    let cors: CORSPolicy?
 
     /// Creates a router over `services`; earlier services win when several claim a request.
     public init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)? = nil) {
         self.init(services: services, authorizer: authorizer, requestLog: nil)
     }
 
-    init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)?, requestLog: RequestLog?) {
+    init(
+        services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)?, requestLog: RequestLog?,
+        hostPolicy: HostPolicy? = nil, cors: CORSPolicy? = nil
+    ) {
         self.services = services
         self.authorizer = authorizer
         self.requestLog = requestLog
+        self.hostPolicy = hostPolicy
+        self.cors = cors
     }
 
     /// The service that would answer `request`, or nil when none claims it.
@@ -51,6 +67,7 @@ public struct EmulatorRouter: ServerHandler {
 
     /// Answers `request` from the service that claims it, or with a `404` when none does.
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        let request = Self.originForm(request)
         guard let requestLog else { return await answer(request) }
         let receivedAt = Date()
         let clock = ContinuousClock()
@@ -65,6 +82,7 @@ public struct EmulatorRouter: ServerHandler {
     /// authorizer allowed it at once). Otherwise returns `nil`, having changed nothing, and
     /// ``handle(_:)`` answers it. An answer given here is logged exactly as ``handle(_:)`` logs.
     public func respondImmediately(to request: ServerRequest) -> ServerResponse? {
+        let request = Self.originForm(request)
         guard let requestLog else { return answerImmediately(request) }
         let receivedAt = Date()
         let clock = ContinuousClock()
@@ -74,7 +92,45 @@ public struct EmulatorRouter: ServerHandler {
         return response
     }
 
+    /// An absolute-form request (`GET http://host/path`, RFC 9112 section 3.2.2) as the
+    /// origin-form one services read, its target's authority standing in for `Host`; any other
+    /// request as it is.
+    static func originForm(_ request: ServerRequest) -> ServerRequest {
+        guard let (authority, target) = HostPolicy.absoluteForm(request.target) else { return request }
+        var rewritten = request
+        rewritten.target = target
+        rewritten.headers.removeAll { $0.name.lowercased() == "host" }
+        rewritten.headers.append((name: "Host", value: authority))
+        return rewritten
+    }
+
+    /// What the router answers itself, before any service, on both paths: a refused host, or a
+    /// CORS preflight on a service route; nil hands the request on.
+    private func ownAnswer(_ request: ServerRequest) -> ServerResponse? {
+        if let refusal = hostPolicy?.refusal(for: request) { return refusal }
+        if let cors, request.method.uppercased() == "OPTIONS", cors.applies(to: request.rawPath) {
+            return cors.preflight(request)
+        }
+        return nil
+    }
+
+    /// `response` with the CORS headers when `request` is on a service route.
+    private func withCORS(_ response: ServerResponse, for request: ServerRequest) -> ServerResponse {
+        guard let cors, cors.applies(to: request.rawPath) else { return response }
+        return cors.decorate(response)
+    }
+
     private func answerImmediately(_ request: ServerRequest) -> ServerResponse? {
+        if let own = ownAnswer(request) { return own }
+        return routeImmediately(request).map { withCORS($0, for: request) }
+    }
+
+    private func answer(_ request: ServerRequest) async -> ServerResponse {
+        if let own = ownAnswer(request) { return own }
+        return withCORS(await route(request), for: request)
+    }
+
+    private func routeImmediately(_ request: ServerRequest) -> ServerResponse? {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }
@@ -86,12 +142,15 @@ public struct EmulatorRouter: ServerHandler {
             return service.respondImmediately(to: request)
         case .allowRewriting(let rewrite):
             return service.respondImmediately(to: request).map(rewrite)
+        case .allowScoped(let scope, let rewrite):
+            guard let response = service.respondImmediately(to: request, scope: scope) else { return nil }
+            return rewrite?(response) ?? response
         case .deny(let response):
             return response
         }
     }
 
-    private func answer(_ request: ServerRequest) async -> ServerResponse {
+    private func route(_ request: ServerRequest) async -> ServerResponse {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }
@@ -101,6 +160,10 @@ public struct EmulatorRouter: ServerHandler {
             return await service.respond(to: request)
         case .allowRewriting(let rewrite):
             return await rewrite(await service.respond(to: request))
+        case .allowScoped(let scope, let rewrite):
+            let response = await service.respond(to: request, scope: scope)
+            guard let rewrite else { return response }
+            return await rewrite(response)
         case .deny(let response):
             return response
         }

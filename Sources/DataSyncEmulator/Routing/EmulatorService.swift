@@ -50,11 +50,62 @@ public protocol EmulatorService: Sendable {
     /// Returning `nil` must change nothing (``respond(to:)`` then answers the same request), and a
     /// non-nil answer must be exactly the one ``respond(to:)`` would give.
     func respondImmediately(to request: ServerRequest) -> ServerResponse?
+
+    /// Answers a request this service claimed for a requester who may see only the rows `scope`
+    /// lets through: a list is computed over those rows alone (its page size, its next cursor
+    /// and `has_next` included), so nothing of a hidden row reaches the requester, not even
+    /// inside an opaque cursor. The router calls it when the authorizer decided
+    /// ``AuthorizationDecision/allowScoped(_:rewrite:)``.
+    ///
+    /// The default ignores the scope and answers as ``respond(to:)``: a service whose answers
+    /// hold no rows of a scoped kind has nothing to narrow, but a service that lists rows must
+    /// implement it.
+    func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse
+
+    /// ``respondImmediately(to:)`` for a requester limited to `scope`: the answer
+    /// ``respond(to:scope:)`` would give when it can be given at once, or `nil`. The default
+    /// ignores the scope, as ``respond(to:scope:)``'s does.
+    func respondImmediately(to request: ServerRequest, scope: ListScope) -> ServerResponse?
 }
 
 extension EmulatorService {
     /// Answers nothing at once: every request goes to ``respond(to:)``.
     public func respondImmediately(to request: ServerRequest) -> ServerResponse? { nil }
+
+    /// Answers as ``respond(to:)``: the scope has nothing to narrow.
+    public func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse {
+        await respond(to: request)
+    }
+
+    /// Answers as ``respondImmediately(to:)``: the scope has nothing to narrow.
+    public func respondImmediately(to request: ServerRequest, scope: ListScope) -> ServerResponse? {
+        respondImmediately(to: request)
+    }
+}
+
+/// The rows of a list a requester may see (for access control: the objects its token may `get`),
+/// handed by an ``EmulatorAuthorizer`` to the service through
+/// ``AuthorizationDecision/allowScoped(_:rewrite:)``.
+///
+/// A scope is a test on a row's id, made once per answer by a factory, so the test can prepare
+/// what it needs (compiled patterns, a lookup table) once and then run for every row without
+/// being `Sendable` itself:
+///
+/// ```swift
+/// let readable: Set<String> = ["u1", "u2"]
+/// let scope = ListScope { { id in readable.contains(id) } }
+/// ```
+public struct ListScope: Sendable {
+    private let makeTest: @Sendable () -> (String) -> Bool
+
+    /// Creates a scope whose row test `makeTest` builds; it is called once per answer, on the
+    /// service's side, and the test it returns is called for each candidate row's id.
+    public init(_ makeTest: @escaping @Sendable () -> (String) -> Bool) {
+        self.makeTest = makeTest
+    }
+
+    /// A row test for one answer: true for the ids the requester may see.
+    public func makeRowTest() -> (String) -> Bool { makeTest() }
 }
 
 /// What an ``EmulatorAuthorizer`` decides about one request.
@@ -63,6 +114,11 @@ public enum AuthorizationDecision: Sendable {
     case allow
     /// The service answers, then its answer passes through the closure before it is sent.
     case allowRewriting(@Sendable (ServerResponse) async -> ServerResponse)
+    /// The service answers through ``EmulatorService/respond(to:scope:)`` with only the rows
+    /// `scope` lets through, then its answer passes through `rewrite` (when given) before it is
+    /// sent. Narrowing the rows before the service pages them, rather than dropping rows from
+    /// its answer afterwards, is what keeps page sizes and cursors free of hidden rows.
+    case allowScoped(ListScope, rewrite: (@Sendable (ServerResponse) async -> ServerResponse)?)
     /// This answer is sent instead; no service runs.
     case deny(ServerResponse)
 }
@@ -77,6 +133,10 @@ public enum ImmediateAuthorizationDecision: Sendable {
     /// closure runs on the HTTP server's thread, under the same rules as
     /// ``EmulatorService/respondImmediately(to:)``.
     case allowRewriting(@Sendable (ServerResponse) -> ServerResponse)
+    /// The service answers through ``EmulatorService/respondImmediately(to:scope:)`` with only
+    /// the rows `scope` lets through, then its answer passes through `rewrite` (when given),
+    /// under the same rules as ``allowRewriting(_:)``.
+    case allowScoped(ListScope, rewrite: (@Sendable (ServerResponse) -> ServerResponse)?)
     /// This answer is sent instead; no service runs.
     case deny(ServerResponse)
 }

@@ -161,12 +161,23 @@ final class DataSyncService: EmulatorService {
         return withEngine { engine, persistence in Self.respond(to: request, engine: engine, persistence: persistence) }
     }
 
+    /// ``respond(to:)`` for a requester limited to `scope`: lists hold only the objects it lets
+    /// through (access control's token scope), paged over those alone.
+    func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse {
+        withEngine { engine, persistence in
+            Self.respond(to: request, engine: engine, persistence: persistence, scope: scope)
+        }
+    }
+
+    /// Nothing scoped is answered at once: a scope narrows lists, and lists take ``respond(to:)``.
+    func respondImmediately(to request: ServerRequest, scope: ListScope) -> ServerResponse? { nil }
+
     /// ``respond(to:)``'s transaction, with the lock held.
-    private static func respond(to request: ServerRequest, engine: Engine, persistence: StatePersistence?)
-        -> ServerResponse
-    {
+    private static func respond(
+        to request: ServerRequest, engine: Engine, persistence: StatePersistence?, scope: ListScope? = nil
+    ) -> ServerResponse {
         engine.beginTransaction()
-        let response = engine.handle(request)
+        let response = engine.handle(request, scope: scope)
         do throws(EmulatorError) {
             try saveChanges(engine, persistence)
         } catch {

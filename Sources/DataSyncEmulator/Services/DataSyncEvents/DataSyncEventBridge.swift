@@ -177,6 +177,19 @@ struct DataSyncEventGate: EmulatorService {
         return response
     }
 
+    func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse {
+        let response = await dataSync.respond(to: request, scope: scope)
+        await bridge.waitUntilPublished()
+        return response
+    }
+
+    func respondImmediately(to request: ServerRequest, scope: ListScope) -> ServerResponse? {
+        guard let response = dataSync.respondImmediately(to: request, scope: scope), bridge.isCaughtUp else {
+            return nil
+        }
+        return response
+    }
+
     /// A read ``DataSyncService/respondImmediately(to:)`` answers, when no write's events are
     /// still on their way to the bus (``respond(to:)`` would wait for them; such a read changed
     /// nothing, so it is simply answered again there).
