@@ -113,8 +113,11 @@ public actor Emulator {
     /// one, otherwise applies the seed.
     ///
     /// - Throws: ``EmulatorError`` when a document is invalid or the state file is corrupt
-    ///   (a corrupt file is reported and left as it is, never replaced).
+    ///   (a corrupt file is reported and left as it is, never replaced), a link, another user's
+    ///   or in use by another emulator; `invalidConfiguration` for a keyset with an empty secret
+    ///   key or a subscribe key of `.` or `..`.
     public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) throws(EmulatorError) {
+        try configuration.validate()
         let clock: EmulatorClock
         switch (configuration.clock, configuration.startTime) {
         case (let given?, let start?):

@@ -20,6 +20,12 @@ public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let fileAccess = Code(rawValue: "fileAccess")
         /// The HTTP server could not start.
         public static let serverStart = Code(rawValue: "serverStart")
+        /// Another emulator holds the state file (its `<state file>.lock`); the message names its
+        /// process.
+        public static let stateFileInUse = Code(rawValue: "stateFileInUse")
+        /// The configuration is refused before anything starts, such as a keyset with an empty
+        /// secret key or a subscribe key of `.` or `..`.
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
     }
 
     /// The kind of failure.

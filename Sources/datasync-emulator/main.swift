@@ -25,9 +25,11 @@ func log(_ line: String) {
     output.write(line)
 }
 
-func fail(_ message: String) -> Never {
+/// Prints `message` on standard error and exits with `status`: 2 for a usage error (bad flags or
+/// values), 1 for anything that failed after them.
+func fail(_ message: String, status: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("datasync-emulator: \(message)\n".utf8))
-    exit(1)
+    exit(status)
 }
 
 // A measurement aid for Scripts/server-throughput.sh, not part of the emulator: with
@@ -80,13 +82,14 @@ do throws(EmulatorOptionsError) {
     options = parsed
     configuration = try options.configuration()
 } catch {
-    fail(error.showsUsage ? "\(error.message)\n\(usage)" : error.message)
+    let isUsage = error.code != .unreadableFile && error.code != .invalidFile
+    fail(error.showsUsage ? "\(error.message)\n\(usage)" : error.message, status: isUsage ? 2 : 1)
 }
 let emulator: Emulator
 do {
     emulator = try Emulator(configuration: configuration)
 } catch {
-    fail("\(error)")
+    fail("\(error)", status: error.code == .invalidConfiguration ? 2 : 1)
 }
 
 // Signals are turned into stream elements by dispatch sources on their own queue, so no thread of
@@ -115,12 +118,14 @@ do {
 } catch {
     fail("\(error)")
 }
+// Before the banner, and on standard error, where they are not lost among request lines.
+for warning in options.securityWarnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
 log("DataSync emulator listening on \(url.absoluteString)")
 // Scripts read these three lines (`origin: `, `publish key: `, `subscribe key: `); keep their form.
 log("origin: \(url.absoluteString)")
 log("publish key: \(options.publishKey)")
 log("subscribe key: \(options.subscribeKey)")
-log("secret key: \(options.secretKey)")
+log(options.secretKeyLine)
 let mainProtected = options.secretKeyGiven || options.accessControl
 log("access control: \(mainProtected ? "on" : "off")")
 for extra in options.extraKeysets {

@@ -180,7 +180,7 @@ struct EmulatorOptionsTests {
         let parsed = try EmulatorOptions.parse([
             "--host", "0.0.0.0", "--port", "8090", "--classes", "c.json", "--seed", "s.json", "--state-file", "st.json",
             "--filter-fast-limit", "20", "--publish-key", "p", "--subscribe-key", "s", "--secret-key", "k",
-            "--keyset", "p2:s2:k2", "--keyset", "p3:s3:", "--access-control", "--catch-up-buffer", "5",
+            "--keyset", "p2:s2:k2", "--keyset", "p3:s3:k3", "--access-control", "--catch-up-buffer", "5",
             "--presence-announce-max", "0", "--presence-interval", "3", "--max-connections", "64",
             "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t", "--no-request-lines",
         ])

@@ -183,15 +183,10 @@ struct PersistenceTests {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let configuration = EmulatorConfiguration(stateFile: path, startTime: startInstant)
-        let first = try TestClient(configuration: configuration)
-        try await first.defineEntityClass(employeeClass)
-        try await first.user("u1")
-        let employee = try await first.create(
-            "users", ["id": "e1", "entityClass": "Employee", "entityClassVersion": 1])
-        try await first.channel("c1")
-        try await first.membership("m1", channel: "c1", user: "u1")
-        let page = try await first.get("users?limit=1")
-        let cursor = try #require(page.nextCursor)
+        // Scoped: an emulator holds its state file's lock until it is gone.
+        var first: TestClient? = try TestClient(configuration: configuration)
+        let (employee, cursor) = try await writeState(try #require(first))
+        first = nil
         #expect(FileManager.default.fileExists(atPath: path))
 
         let second = try TestClient(configuration: configuration)
@@ -202,6 +197,19 @@ struct PersistenceTests {
         let next = try await second.user("u2")
         #expect(next.eTag != employee.eTag)
         #expect(try await second.create("users", ["id": "u1", "entityClassVersion": 1]).status == 409)
+    }
+
+    /// A class, two users, a channel and a membership; returns the employee created and the
+    /// cursor of the first page of users.
+    private func writeState(_ first: TestClient) async throws -> (Reply, String) {
+        try await first.defineEntityClass(employeeClass)
+        try await first.user("u1")
+        let employee = try await first.create(
+            "users", ["id": "e1", "entityClass": "Employee", "entityClassVersion": 1])
+        try await first.channel("c1")
+        try await first.membership("m1", channel: "c1", user: "u1")
+        let page = try await first.get("users?limit=1")
+        return (employee, try #require(page.nextCursor))
     }
 
     @Test(
@@ -231,10 +239,12 @@ struct PersistenceTests {
             ]
         ]
         let configuration = EmulatorConfiguration(seed: seed, stateFile: path, startTime: startInstant)
-        let client = TestClient(emulator: try Emulator(configuration: configuration), subscribeKey: "demo")
-        #expect(try await client.get("users").ids == ["alice", "bob"])
-        #expect(try await client.get("memberships?channel_id=general").ids == ["m1"])
-        _ = try await client.remove("users", "bob")
+        do {
+            let client = TestClient(emulator: try Emulator(configuration: configuration), subscribeKey: "demo")
+            #expect(try await client.get("users").ids == ["alice", "bob"])
+            #expect(try await client.get("memberships?channel_id=general").ids == ["m1"])
+            _ = try await client.remove("users", "bob")
+        }
         let restarted = TestClient(emulator: try Emulator(configuration: configuration), subscribeKey: "demo")
         #expect(try await restarted.get("users").ids == ["alice"])
     }

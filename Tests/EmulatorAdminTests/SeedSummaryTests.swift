@@ -48,9 +48,12 @@ struct SeedSummaryTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let stateFile = directory.appendingPathComponent("state.json").path
-        let first = try Emulator(
-            configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
-        #expect(first.seedSummary?.objectCount == 6)
+        do {
+            // Scoped: an emulator holds its state file's lock until it is gone.
+            let first = try Emulator(
+                configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
+            #expect(first.seedSummary?.objectCount == 6)
+        }
         let second = try Emulator(
             configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
         #expect(second.seedSummary?.skipped == true)

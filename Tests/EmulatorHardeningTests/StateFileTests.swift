@@ -200,19 +200,22 @@ struct StateJournalTests {
     @Test("a write with 5,000 objects stored appends one small record and leaves the snapshot alone")
     func writeCostIsIndependentOfTheStore() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 5_000), stateFile: path))
-        let snapshot = try #require(bytes(path))
-        let snapshotInode = inode(path)
-        var journalSize = bytes(path + ".journal")?.count ?? 0
-        for index in 0..<20 {
-            let (status, _) = try await createUser(emulator, "new\(index)", payload: ["n": .int(Int64(index))])
-            #expect(status == 201)
-            let size = bytes(path + ".journal")?.count ?? 0
-            #expect(size > journalSize && size - journalSize < 1_024, "record of \(size - journalSize) bytes")
-            journalSize = size
+        // Scoped: the emulator holds the state file's lock until it is gone.
+        do {
+            let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 5_000), stateFile: path))
+            let snapshot = try #require(bytes(path))
+            let snapshotInode = inode(path)
+            var journalSize = bytes(path + ".journal")?.count ?? 0
+            for index in 0..<20 {
+                let (status, _) = try await createUser(emulator, "new\(index)", payload: ["n": .int(Int64(index))])
+                #expect(status == 201)
+                let size = bytes(path + ".journal")?.count ?? 0
+                #expect(size > journalSize && size - journalSize < 1_024, "record of \(size - journalSize) bytes")
+                journalSize = size
+            }
+            #expect(bytes(path) == snapshot)
+            #expect(inode(path) == snapshotInode)
         }
-        #expect(bytes(path) == snapshot)
-        #expect(inode(path) == snapshotInode)
         // And everything is there after a restart.
         let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         #expect(try await send(restarted, "GET", "users/new19").status == 200)
@@ -223,7 +226,20 @@ struct StateJournalTests {
     func replay() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = EmulatorConfiguration(seed: seed(users: 10, channels: 5), stateFile: path)
-        let emulator = try Emulator(configuration: configuration)
+        var emulator: Emulator? = try Emulator(configuration: configuration)
+        try await writeChanges(try #require(emulator))
+        let sequence = await emulator?.lastSequence
+        emulator = nil  // it holds the state file's lock until it is gone
+        let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+        #expect(try await send(restarted, "GET", "users/u3").json?["data"]?["payload"]?["n"] == 333)
+        #expect(try await send(restarted, "GET", "users/u1").status == 404)
+        #expect(try await send(restarted, "GET", "memberships?user_id=u1").json?["data"]?.arrayValue?.isEmpty == true)
+        #expect(try await send(restarted, "GET", "entities/p1", subscribeKey: "shop").status == 200)
+        #expect(await restarted.lastSequence == sequence)
+    }
+
+    /// A patch, a delete with a cascade, classes and an object in a new keyset.
+    private func writeChanges(_ emulator: Emulator) async throws {
         let patched = try await send(
             emulator, "PATCH", "users/u3", body: nil, contentType: "application/json-patch+json")
         #expect(patched.status == 400)  // no body: refused, nothing saved
@@ -241,20 +257,15 @@ struct StateJournalTests {
             emulator, "POST", "entities", body: ["id": "p1", "entityClass": "Product", "entityClassVersion": 1],
             contentType: "application/vnd.pubnub.objects.entity+json;version=1", subscribeKey: "shop")
         #expect(product.status == 201)
-        let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
-        #expect(try await send(restarted, "GET", "users/u3").json?["data"]?["payload"]?["n"] == 333)
-        #expect(try await send(restarted, "GET", "users/u1").status == 404)
-        #expect(try await send(restarted, "GET", "memberships?user_id=u1").json?["data"]?.arrayValue?.isEmpty == true)
-        #expect(try await send(restarted, "GET", "entities/p1", subscribeKey: "shop").status == 200)
-        let sequences = (await restarted.lastSequence, await emulator.lastSequence)
-        #expect(sequences.0 == sequences.1)
     }
 
     @Test("a torn last record (a write never acknowledged) is cut off at start; the rest loads")
     func tornTail() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
-        for index in 0..<5 { #expect(try await createUser(emulator, "t\(index)").0 == 201) }
+        do {
+            let emulator = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            for index in 0..<5 { #expect(try await createUser(emulator, "t\(index)").0 == 201) }
+        }
         let good = try #require(bytes(path + ".journal"))
         for tail: [UInt8] in [
             [0x40, 0x00], [0xFF, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x7B], good.suffix(50).map { $0 },
@@ -278,11 +289,14 @@ struct StateJournalTests {
     @Test("the journal is compacted into a new snapshot once it outgrows it; nothing is lost")
     func compaction() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 10), stateFile: path))
-        let generation = try readJSON(path)["generation"]?.int64Value
-        let blob = String(repeating: "b", count: 4_000)
-        for index in 0..<300 {
-            #expect(try await createUser(emulator, "c\(index)", payload: ["blob": .string(blob)]).0 == 201)
+        var generation: Int64?
+        do {
+            let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 10), stateFile: path))
+            generation = try readJSON(path)["generation"]?.int64Value
+            let blob = String(repeating: "b", count: 4_000)
+            for index in 0..<300 {
+                #expect(try await createUser(emulator, "c\(index)", payload: ["blob": .string(blob)]).0 == 201)
+            }
         }
         let compacted = try readJSON(path)
         #expect((compacted["generation"]?.int64Value ?? 0) > (generation ?? 0))
@@ -294,16 +308,21 @@ struct StateJournalTests {
     @Test("a journal older than its snapshot (a compaction cut short) is replaced; a newer one is refused")
     func generations() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 3), stateFile: path))
-        let journal = try #require(bytes(path + ".journal"))
-        #expect(try await createUser(emulator, "x").0 == 201)
+        var journal: [UInt8] = []
+        do {
+            let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed(users: 3), stateFile: path))
+            journal = try #require(bytes(path + ".journal"))
+            #expect(try await createUser(emulator, "x").0 == 201)
+        }
         // Pretend a compaction wrote generation 5 and was killed before replacing the journal.
         var document = StateFile.snapshot(try loadEngine(), generation: 5).objectValue ?? [:]
         document["generation"] = 5
         try write(.object(document), to: path)
-        let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
-        #expect(try await send(restarted, "GET", "users/x").status == 200)
-        #expect(bytes(path + ".journal") != journal)
+        do {
+            let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            #expect(try await send(restarted, "GET", "users/x").status == 200)
+            #expect(bytes(path + ".journal") != journal)
+        }
         // Now put an older snapshot back (generation 1) next to the generation-5 journal.
         document["generation"] = 1
         try write(.object(document), to: path)
@@ -348,30 +367,34 @@ struct FailedSaveTests {
     func failedCreate() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let faults = StorageFaults()
-        let emulator = try makeEmulator(faults)
-        let port = try #require(try await emulator.start().port.map(UInt16.init))
-        let sequence = await emulator.lastSequence
-        faults.inject(.appendFails)
-        let replies = try await onThread { () throws -> [WireResponse] in
-            let connection = try WireConnection(port: port)
-            let body = try dataBody(["id": "carol", "entityClassVersion": 1, "payload": ["team": "web"]])
-            return [
-                try connection.request(
-                    "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
-                try connection.request("GET", dataSyncPath("users/carol")),
-                try connection.request(
-                    "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
-                try connection.request("GET", dataSyncPath("users/carol")),
-            ]
+        var eTag: String?
+        // Scoped: the emulator holds the state file's lock until it is gone.
+        do {
+            let emulator = try makeEmulator(faults)
+            let port = try #require(try await emulator.start().port.map(UInt16.init))
+            let sequence = await emulator.lastSequence
+            faults.inject(.appendFails)
+            let replies = try await onThread { () throws -> [WireResponse] in
+                let connection = try WireConnection(port: port)
+                let body = try dataBody(["id": "carol", "entityClassVersion": 1, "payload": ["team": "web"]])
+                return [
+                    try connection.request(
+                        "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
+                    try connection.request("GET", dataSyncPath("users/carol")),
+                    try connection.request(
+                        "POST", dataSyncPath("users"), headers: [("Content-Type", userMediaType)], body: body),
+                    try connection.request("GET", dataSyncPath("users/carol")),
+                ]
+            }
+            await emulator.stop()
+            #expect(replies.map(\.status) == [500, 404, 201, 200])
+            #expect(replies[0].text.contains("nothing changed and retrying is safe"))
+            // The failed write is not on the change feed; the retry is the only change.
+            #expect(await emulator.lastSequence == sequence + 1)
+            let changes = await emulator.changes(after: sequence)
+            #expect(changes.map(\.id) == ["carol"])
+            eTag = try JSONValue(parsing: replies[2].body)["data"]?["eTag"]?.stringValue
         }
-        await emulator.stop()
-        #expect(replies.map(\.status) == [500, 404, 201, 200])
-        #expect(replies[0].text.contains("nothing changed and retrying is safe"))
-        // The failed write is not on the change feed; the retry is the only change.
-        #expect(await emulator.lastSequence == sequence + 1)
-        let changes = await emulator.changes(after: sequence)
-        #expect(changes.map(\.id) == ["carol"])
-        let eTag = try JSONValue(parsing: replies[2].body)["data"]?["eTag"]?.stringValue
         let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         let stored = try await send(restarted, "GET", "users/carol")
         #expect(stored.json?["data"]?["eTag"]?.stringValue == eTag)
@@ -381,26 +404,29 @@ struct FailedSaveTests {
     func failedUpdate() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let faults = StorageFaults()
-        let emulator = try makeEmulator(faults)
-        let before = try await send(emulator, "GET", "users/u1")
-        let eTag = try #require(before.json?["data"]?["eTag"]?.stringValue)
-        let journal = bytes(path + ".journal")
-        faults.inject(.syncFails)
-        func patch() async -> ServerResponse {
-            await emulator.respond(
-                to: ServerRequest(
-                    method: "PATCH", target: dataSyncPath("users/u1"),
-                    headers: [
-                        (name: "Content-Type", value: "application/json-patch+json"), (name: "If-Match", value: eTag),
-                    ],
-                    body: Array(#"[{"op":"replace","path":"/payload/n","value":99}]"#.utf8)))
+        do {
+            let emulator = try makeEmulator(faults)
+            let before = try await send(emulator, "GET", "users/u1")
+            let eTag = try #require(before.json?["data"]?["eTag"]?.stringValue)
+            let journal = bytes(path + ".journal")
+            faults.inject(.syncFails)
+            func patch() async -> ServerResponse {
+                await emulator.respond(
+                    to: ServerRequest(
+                        method: "PATCH", target: dataSyncPath("users/u1"),
+                        headers: [
+                            (name: "Content-Type", value: "application/json-patch+json"),
+                            (name: "If-Match", value: eTag),
+                        ],
+                        body: Array(#"[{"op":"replace","path":"/payload/n","value":99}]"#.utf8)))
+            }
+            #expect(await patch().status == 500)
+            #expect(bytes(path + ".journal") == journal)
+            let after = try await send(emulator, "GET", "users/u1")
+            #expect(after.json?["data"]?["eTag"]?.stringValue == eTag)
+            #expect(after.json?["data"]?["payload"]?["n"] == 1)
+            #expect(await patch().status == 200)
         }
-        #expect(await patch().status == 500)
-        #expect(bytes(path + ".journal") == journal)
-        let after = try await send(emulator, "GET", "users/u1")
-        #expect(after.json?["data"]?["eTag"]?.stringValue == eTag)
-        #expect(after.json?["data"]?["payload"]?["n"] == 1)
-        #expect(await patch().status == 200)
         let restarted = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         #expect(try await send(restarted, "GET", "users/u1").json?["data"]?["payload"]?["n"] == 99)
     }

@@ -146,14 +146,17 @@ struct UnicodeIdTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("state.json").path
         let ids = [Self.angstrom, Self.aRing, Self.cafeNFC, Self.cafeNFD]
-        let first = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
-        for id in ids {
-            let response = await first.respond(
-                to: ServerRequest(
-                    method: "POST", target: dataSyncPath("users"),
-                    headers: [(name: "Content-Type", value: userMediaType)],
-                    body: try dataBody(["id": .string(id), "entityClassVersion": 1])))
-            #expect(response.status == 201)
+        do {
+            // Scoped: an emulator holds its state file's lock until it is gone.
+            let first = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            for id in ids {
+                let response = await first.respond(
+                    to: ServerRequest(
+                        method: "POST", target: dataSyncPath("users"),
+                        headers: [(name: "Content-Type", value: userMediaType)],
+                        body: try dataBody(["id": .string(id), "entityClassVersion": 1])))
+                #expect(response.status == 201)
+            }
         }
         let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         let listed = await second.respond(to: ServerRequest(method: "GET", target: dataSyncPath("users")))

@@ -12,6 +12,16 @@ import Foundation
 ///
 /// `query` is every query parameter but `signature`, sorted by name, each value
 /// percent-encoded except `A–Z a–z 0–9 - _ .` (uppercase hex); `path` is the raw path as sent.
+///
+/// **Replay.** As on the service, a signature is checked, not remembered: the same signed request
+/// sent again while its `timestamp` is within ``timestampTolerance`` of the clock is accepted
+/// again. The scheme has no nonce (the SDKs sign with a timestamp in whole seconds and re-sign
+/// every retry), so two legitimate identical calls in one second carry the same signature, and a
+/// replay cache would refuse the second. The window is what bounds a replay.
+///
+/// **Publish bodies.** The legacy forms accepted on `/publish` paths (v1, and v2 with `GET`) do
+/// not cover a POST publish's body: a body changed in flight still verifies. The service accepts
+/// the SDKs that sign so (Python, Kotlin and JavaScript), and so does the emulator.
 public enum RequestSignature {
     /// The most a `timestamp` may differ from the emulator's clock: 60 seconds.
     public static let timestampTolerance: Int64 = 60
@@ -70,8 +80,10 @@ public enum RequestSignature {
         let trimmed = Array(given.replacingOccurrences(of: "=", with: "").utf8)
         let matched = candidates.contains { AccessTokenCodec.constantTimeEqual(Array($0.utf8), trimmed) }
         guard matched else { return .failure(.mismatch) }
-        // A correct signature over a stale timestamp is still refused (a replayed request).
-        guard abs(now - seconds) <= timestampTolerance else { return .failure(.staleTimestamp) }
+        // A correct signature over a stale timestamp is still refused (a replayed request). The
+        // timestamp is any Int64 the request chose: the distance must not overflow.
+        let (distance, overflow) = now.subtractingReportingOverflow(seconds)
+        guard !overflow, distance.magnitude <= UInt64(timestampTolerance) else { return .failure(.staleTimestamp) }
         return .success(())
     }
 

@@ -31,6 +31,11 @@ struct AdminService: EmulatorService {
             guard let decoded = PercentDecoding.decode(part) else {
                 return AdminWire.error(400, "the path holds a broken percent escape")
             }
+            // `.` and `..` (sent as is, or escaped as `%2E`) name no keyset or route: a browser
+            // would have resolved them as path steps, so answering them would act on another route.
+            guard decoded != ".", decoded != ".." else {
+                return AdminWire.error(400, "a path segment cannot be \"\(decoded)\" (it names no keyset or route)")
+            }
             segments.append(decoded)
         }
         let method = request.method.uppercased()

@@ -148,15 +148,28 @@ public struct EmulatorOptions: Sendable, Hashable {
                 }
                 options.filterFastLimit = limit
             case "--publish-key": options.publishKey = try value(argument)
-            case "--subscribe-key": options.subscribeKey = try value(argument)
+            case "--subscribe-key":
+                let key = try value(argument)
+                if let refusal = KeysetName.refusal(key) { throw invalid(argument, "--subscribe-key: \(refusal)") }
+                options.subscribeKey = key
             case "--secret-key":
-                options.secretKey = try value(argument)
+                let secret = try value(argument)
+                // An empty secret signs grants and requests that anyone can forge.
+                guard !secret.isEmpty else { throw invalid(argument, "--secret-key takes a non-empty secret key") }
+                options.secretKey = secret
                 options.secretKeyGiven = true
             case "--access-control": options.accessControl = true
             case "--keyset":
                 let parts = try value(argument).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
                 guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
                     throw invalid(argument, "--keyset takes PUBLISH:SUBSCRIBE:SECRET")
+                }
+                if let refusal = KeysetName.refusal(parts[1]) { throw invalid(argument, "--keyset: \(refusal)") }
+                guard !parts[2].isEmpty else {
+                    throw invalid(
+                        argument,
+                        "--keyset \(parts[0]):\(parts[1]): has an empty secret key: give PUBLISH:SUBSCRIBE:SECRET with a "
+                            + "non-empty SECRET (an empty one signs grants anyone can forge)")
                 }
                 options.extraKeysets.append(
                     PubSubKeyset(publishKey: parts[0], subscribeKey: parts[1], secretKey: parts[2]))

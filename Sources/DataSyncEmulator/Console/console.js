@@ -44,14 +44,39 @@ window.addEventListener("unhandledrejection", (event) => window.__consoleErrors.
 
 // MARK: Settings from the address
 
+// Anyone can hand out a console link: a malformed escape (`#keyset=%E0%A4`) makes
+// decodeURIComponent throw URIError, which must not keep the console from loading. Such a setting
+// is dropped, and the console starts as without it.
+function decodeOrNull(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch (_) {
+    return null;
+  }
+}
+
 function readHash() {
   const settings = {};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
     if (!part) continue;
-    const [name, value = ""] = part.split("=");
-    settings[decodeURIComponent(name)] = decodeURIComponent(value);
+    const [rawName, rawValue = ""] = part.split("=");
+    const name = decodeOrNull(rawName);
+    const value = decodeOrNull(rawValue);
+    if (name !== null && value !== null) settings[name] = value;
   }
   return settings;
+}
+
+// One path segment. A browser resolves a segment `.` or `..` as a path step before sending, and
+// escaping does not help: the URL standard treats `%2E` as a dot there too. So
+// `keysets/../reset` would reach `/_emulator/v1/reset`, which resets every keyset. Such a name
+// is refused here (the emulator refuses it as a keyset name too; only a state file written
+// before that could still hold one).
+function segment(value) {
+  if (value === "." || value === "..") {
+    throw new Error(`"${value}" cannot be used in an address (a browser reads it as a path step)`);
+  }
+  return encodeURIComponent(value);
 }
 
 function writeHash() {
@@ -110,7 +135,7 @@ function restPath(rest, query = []) {
   if (token) parts.push(["auth", token]);
   const encoded = parts.map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
   encoded.push(CONSOLE_TAG);
-  return REST + encodeURIComponent(state.keyset) + "/" + rest + "?" + encoded.join("&");
+  return REST + segment(state.keyset) + "/" + rest + "?" + encoded.join("&");
 }
 
 async function rest(method, rest, { query = [], body, contentType, ifMatch } = {}) {
@@ -398,7 +423,7 @@ async function loadDetail(id) {
   let object = null;
   let failure = null;
   try {
-    const body = await rest("GET", `${collection.name}/${encodeURIComponent(id)}`);
+    const body = await rest("GET", `${collection.name}/${segment(id)}`);
     object = body.data;
   } catch (error) {
     failure = error;
@@ -406,7 +431,7 @@ async function loadDetail(id) {
   let history = [];
   try {
     const body = await admin(
-      `/keysets/${encodeURIComponent(state.keyset)}/history/${collection.name}/${encodeURIComponent(id)}`,
+      `/keysets/${segment(state.keyset)}/history/${collection.name}/${segment(id)}`,
     );
     history = body.changes || [];
   } catch (_) {
@@ -502,7 +527,7 @@ async function saveObject() {
     return;
   }
   try {
-    await rest("PUT", `${collection.name}/${encodeURIComponent(state.selected)}`, {
+    await rest("PUT", `${collection.name}/${segment(state.selected)}`, {
       body: { data },
       contentType: mediaType(collection),
       ifMatch: row ? row.eTag : undefined,
@@ -519,7 +544,7 @@ async function deleteObject() {
   const id = state.selected;
   if (!id || !confirm(`Delete ${collection.name}/${id}? Its memberships and relationships go too.`)) return;
   try {
-    await rest("DELETE", `${collection.name}/${encodeURIComponent(id)}`);
+    await rest("DELETE", `${collection.name}/${segment(id)}`);
     notify(`Deleted ${collection.name}/${id}.`, true);
     state.selected = null;
     renderDetail(null);
@@ -534,7 +559,7 @@ async function deleteObject() {
 async function resetKeyset() {
   if (!confirm(`Reset keyset ${state.keyset}? Every object, custom class, channel group and presence goes.`)) return;
   try {
-    const body = await admin(`/keysets/${encodeURIComponent(state.keyset)}/reset`, { method: "POST" });
+    const body = await admin(`/keysets/${segment(state.keyset)}/reset`, { method: "POST" });
     const removed = Object.values(body.removedObjects || {}).reduce((sum, count) => sum + count, 0);
     notify(`Keyset ${state.keyset} reset: ${removed} objects removed.`, true);
     state.selected = null;
@@ -613,7 +638,7 @@ async function loadPresence() {
     return;
   }
   try {
-    const body = await admin(`/keysets/${encodeURIComponent(state.keyset)}/presence`);
+    const body = await admin(`/keysets/${segment(state.keyset)}/presence`);
     const parts = [];
     for (const channel of body.channels || []) {
       const block = document.createElement("div");

@@ -46,6 +46,9 @@ extension Engine {
 
     /// Defines the classes of `document` in one keyset.
     func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {
+        if let refusal = KeysetName.refusal(subscribeKey) {
+            throw EmulatorError(code: .invalidClasses, message: refusal)
+        }
         let keyset = keyset(subscribeKey)
         var registry = keyset.registry
         _ = try Self.defineClasses(document, in: &registry)
@@ -67,6 +70,9 @@ extension Engine {
                 code: .invalidSeed, message: "a seed document is {\"keysets\":{\"<subscribeKey>\":{…}}}")
         }
         for subscribeKey in keysets.keys.sorted() {
+            if let refusal = KeysetName.refusal(subscribeKey) {
+                throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)): \(refusal)")
+            }
             let keyset = keyset(subscribeKey)
             guard let collections = keysets[subscribeKey]?.objectValue else {
                 throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)) must be an object")

@@ -206,6 +206,8 @@ final class Engine {
         guard let query = PercentDecoding.queryItems(request.rawQuery) else {
             throw .invalid("the query holds a broken percent escape", path: nil)
         }
+        // Any request creates its keyset: refuse names a browser would resolve as path steps.
+        if let refusal = KeysetName.refusal(segments[0]) { throw .invalid(refusal, path: nil) }
         let keyset = keyset(segments[0])
         sweepExpired(keyset)
         let id = segments.count == 3 ? segments[2] : nil

@@ -384,12 +384,9 @@ enum StateFile {
         }
     }
 
-    /// The bytes of the file at `path`, or nil when there is none.
+    /// The bytes of the file at `path`, or nil when there is none. A symbolic link, or a file
+    /// another user owns, is refused (``StateFileAccess/read(_:)``).
     static func readBytes(path: String) throws(EmulatorError) -> [UInt8]? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EmulatorError(code: .fileAccess, message: "cannot read \(path)")
-        }
-        return [UInt8](data)
+        try StateFileAccess.read(path)
     }
 }

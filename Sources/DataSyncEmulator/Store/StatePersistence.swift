@@ -82,6 +82,9 @@ final class StatePersistence {
     static let minimumCompactionBytes = 1 << 20
 
     private var generation: Int64 = 0
+    /// The lock file `<path>.lock`, held (`flock`) while this persistence lives: a second
+    /// emulator on the same state file is refused at start.
+    private let lock: Int32
     /// The open journal (-1 before the first save of a new state file, or after a failure that
     /// left the journal unusable).
     private var journal: Int32 = -1
@@ -104,8 +107,9 @@ final class StatePersistence {
 
     private(set) var loadReport = LoadReport()
 
-    private init(path: String, writes: StateFileWrites, faults: StorageFaults?) {
+    private init(path: String, lock: Int32, writes: StateFileWrites, faults: StorageFaults?) {
         self.path = path
+        self.lock = lock
         self.journalPath = path + ".journal"
         self.writes = writes
         self.faults = faults
@@ -113,17 +117,22 @@ final class StatePersistence {
 
     deinit {
         if journal >= 0 { close(journal) }
+        // Closing the last descriptor of the lock file releases its lock.
+        close(lock)
     }
 
     // MARK: Opening
 
-    /// Removes temporary files an interrupted save left, then loads the snapshot and replays its
-    /// journal into `engine` when there is one. Throws, changing nothing on disk, when the state
-    /// is refused.
+    /// Locks the state file (``StateFileAccess/lock(_:)``), removes temporary files an
+    /// interrupted save left, then loads the snapshot and replays its journal into `engine` when
+    /// there is one. Throws, changing nothing on disk but the lock file, when the state is refused,
+    /// when the state file or its journal is a symbolic link or another user's file, or when
+    /// another emulator holds the lock.
     static func open(
         path: String, into engine: Engine, writes: StateFileWrites = .journal, faults: StorageFaults? = nil
     ) throws(EmulatorError) -> StatePersistence {
-        let persistence = StatePersistence(path: path, writes: writes, faults: faults)
+        let lock = try StateFileAccess.lock(path)
+        let persistence = StatePersistence(path: path, lock: lock, writes: writes, faults: faults)
         persistence.loadReport.removedTemporaryFiles = persistence.removeLeftoverTemporaryFiles()
         try persistence.load(into: engine)
         return persistence
@@ -134,7 +143,7 @@ final class StatePersistence {
     }
 
     private func load(into engine: Engine) throws(EmulatorError) {
-        let journalExists = FileManager.default.fileExists(atPath: journalPath)
+        let journalExists = StateFileAccess.exists(journalPath)
         guard let snapshot = try StateFile.readBytes(path: path) else {
             if journalExists {
                 throw refused(
@@ -230,8 +239,9 @@ final class StatePersistence {
     }
 
     private func truncateJournal(to length: Int, from previous: Int) throws(EmulatorError) {
-        let fd = openFile(journalPath, O_WRONLY)
-        guard fd >= 0 else { throw Self.systemError("cannot open \(journalPath) to cut off its torn tail") }
+        guard let fd = try StateFileAccess.openExisting(journalPath, flags: O_WRONLY) else {
+            throw EmulatorError(code: .fileAccess, message: "\(journalPath) went away before its torn tail was cut off")
+        }
         defer { close(fd) }
         guard ftruncate(fd, off_t(length)) == 0, fsync(fd) == 0 else {
             throw Self.systemError("cannot cut the torn tail (\(previous - length) bytes) off \(journalPath)")
@@ -298,8 +308,10 @@ final class StatePersistence {
         }
     }
 
-    /// Removes `.<name>.<pid>.tmp` and `.<name>.journal.<pid>.tmp` files next to the state file
-    /// whose process is gone (or is this one): what a save interrupted before its rename leaves.
+    /// Removes `.<name>.<pid>.<random>.tmp` and `.<name>.journal.<pid>.<random>.tmp` files (and
+    /// the `.<name>.<pid>.tmp` of earlier versions) next to the state file whose process is gone
+    /// (or is this one, which holds the lock): what a save interrupted before its rename leaves.
+    /// Removing a link removes the link, never what it points at.
     private func removeLeftoverTemporaryFiles() -> [String] {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
@@ -309,7 +321,10 @@ final class StatePersistence {
         for entry in entries.sorted() {
             for prefix in [".\(name).", ".\(name).journal."] where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
                 let middle = entry.dropFirst(prefix.count).dropLast(".tmp".count)
-                guard let pid = Int32(middle), pid > 0 else { continue }
+                let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
+                guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty }), let pid = parts.first.flatMap({ Int32($0) }),
+                    pid > 0
+                else { continue }
                 guard pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH) else { continue }
                 let full = directory.appendingPathComponent(entry).path
                 if (try? FileManager.default.removeItem(atPath: full)) != nil { removed.append(full) }
@@ -424,8 +439,9 @@ final class StatePersistence {
     }
 
     private func openJournalForAppending() throws(EmulatorError) {
-        let fd = openFile(journalPath, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.systemError("cannot open \(journalPath)") }
+        guard let fd = try StateFileAccess.openExisting(journalPath, flags: O_WRONLY) else {
+            throw EmulatorError(code: .fileAccess, message: "cannot open \(journalPath): it went away")
+        }
         if journal >= 0 { close(journal) }
         journal = fd
     }
@@ -493,14 +509,16 @@ final class StatePersistence {
 
     // MARK: Files
 
-    /// Writes `bytes` to a temporary file next to `target`, fsyncs it, renames it over `target`
-    /// and fsyncs the directory: a crash leaves the old file or the new one, never a mix.
-    static func replaceAtomically(_ target: String, with bytes: [UInt8]) throws(EmulatorError) {
-        let url = URL(fileURLWithPath: target)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/.\(url.lastPathComponent).\(getpid()).tmp"
-        let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw systemError("cannot create \(temporary)") }
+    /// Writes `bytes` to a new temporary file next to `target` (created with `O_EXCL`, never
+    /// through a link, mode 0600: ``StateFileAccess/createTemporary(nextTo:suffixes:)``), fsyncs
+    /// it, renames it over `target` (which replaces a link at `target` rather than writing
+    /// through it) and fsyncs the directory: a crash leaves the old file or the new one, never a
+    /// mix.
+    static func replaceAtomically(
+        _ target: String, with bytes: [UInt8], temporarySuffixes: [String]? = nil
+    ) throws(EmulatorError) {
+        let directory = URL(fileURLWithPath: target).deletingLastPathComponent().path
+        let (fd, temporary) = try StateFileAccess.createTemporary(nextTo: target, suffixes: temporarySuffixes)
         var failure: String?
         if !writeAll(fd, bytes, at: 0) {
             failure = "cannot write \(temporary): \(describe(errno))"
@@ -557,14 +575,5 @@ private func syncData(_ fd: Int32) -> Int32 {
         return fsync(fd)
     #else
         return fdatasync(fd)
-    #endif
-}
-
-/// `open(2)` with a mode.
-private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-    #if canImport(Darwin)
-        return Darwin.open(path, flags, mode)
-    #else
-        return Glibc.open(path, flags, mode)
     #endif
 }

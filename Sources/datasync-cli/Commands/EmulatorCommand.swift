@@ -29,6 +29,20 @@ enum EmulatorCommand {
 
     static let program = "datasync emulator"
 
+    /// The emulator, or a usage error (status 2) when it refuses the configuration the flags
+    /// made: the caller's mistake, like a bad flag.
+    static func makeEmulator(_ configuration: EmulatorConfiguration) throws -> Emulator {
+        let result: Result<Emulator, EmulatorError> = Result { () throws(EmulatorError) in
+            try Emulator(configuration: configuration)
+        }
+        switch result {
+        case .success(let emulator): return emulator
+        case .failure(let error) where error.code == .invalidConfiguration:
+            throw UsageError(error.message, command: program)
+        case .failure(let error): throw error
+        }
+    }
+
     static func run(_ invocation: Invocation) async throws -> Int32 {
         let console = invocation.console
         let options: EmulatorOptions
@@ -51,7 +65,7 @@ enum EmulatorCommand {
                 usage: error.showsUsage ? EmulatorOptions.usage(program: program) : nil)
         }
 
-        let emulator = try Emulator(configuration: configuration)
+        let emulator = try makeEmulator(configuration)
         // Signals become stream elements on their own queue, with their default action off.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
@@ -70,12 +84,13 @@ enum EmulatorCommand {
             options.quietRequests ? nil : { @Sendable line in console.out(line) }
         let url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
         let origin = url.absoluteString
+        for warning in options.securityWarnings { console.err(warning) }
         console.out("DataSync emulator listening on \(origin)")
         // Scripts read these three lines, as datasync-emulator prints them.
         console.out("origin: \(origin)")
         console.out("publish key: \(options.publishKey)")
         console.out("subscribe key: \(options.subscribeKey)")
-        console.out("secret key: \(options.secretKey)")
+        console.out(options.secretKeyLine)
         console.out("access control: \(options.mainKeysetProtected ? "on" : "off")")
         for extra in options.extraKeysets {
             console.out(
