@@ -119,7 +119,15 @@ public actor Emulator {
         }
         self.clock = clock
         serverLimits = configuration.serverLimits
-        let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
+        let saved = try configuration.stateFile.map { path throws(EmulatorError) in
+            try PubSubJournal.open(path: path + ".pubsub")
+        }
+        if let state = saved?.1 {
+            // A clock the admin routes moved stays moved, unless the caller brought its own clock.
+            if let setting = state.clock, configuration.clock == nil { clock.restore(setting) }
+            clock.continueTimetokens(above: state.floors)
+        }
+        let bus = PubSubBus(configuration: configuration.pubSub, clock: clock, saved: saved)
         self.bus = bus
         // DataSync never calls the bus: the bridge subscribes to its change feed, one write at a
         // time, and the gate holds each DataSync answer until that write's events are published.
