@@ -169,6 +169,59 @@ struct RestartTests {
         #expect(await third.bus.recentEvents("demo", after: nil, limit: 10).events.isEmpty)
     }
 
+    @Test("a restart with a smaller buffer keeps the newest events")
+    func smallerBufferKeepsNewest() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.json").path
+        do {
+            let first = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            for value in 0..<12 { _ = try await publish(first, value) }
+        }
+        let small = EmulatorConfiguration(stateFile: path, pubSub: PubSubConfiguration(catchUpBufferSize: 5))
+        let second = try Emulator(configuration: small)
+        let kept = await second.bus.recentEvents("demo", after: 0, limit: 100).events.map(\.payload)
+        #expect(kept == (7..<12).map { JSONValue.int(Int64($0)) })
+    }
+
+    @Test("a torn last record of the pub/sub file is dropped; a damaged one before others is refused")
+    func tornAndDamagedRecords() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.json").path
+        let pubSubPath = path + ".pubsub"
+        do {
+            let first = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            for value in 0..<3 { _ = try await publish(first, value) }
+        }
+        // A record whose length promises more than the file holds: a write cut short by a crash.
+        let handle = try #require(FileHandle(forWritingAtPath: pubSubPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([40, 0, 0, 0, 1, 2, 3, 4, 5]))
+        try handle.close()
+        do {
+            let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            let kept = await second.bus.recentEvents("demo", after: 0, limit: 100).events.map(\.payload)
+            #expect(kept == [0, 1, 2])
+            _ = try await publish(second, 3)
+        }
+        // One byte changed inside the first event record, with records after it: damage.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pubSubPath)))
+        let marker = Array(#""r":"event""#.utf8)
+        let at = try #require(
+            (0...(bytes.count - marker.count)).first { Array(bytes[$0..<($0 + marker.count)]) == marker })
+        bytes[at + 1] = UInt8(ascii: "R")
+        try Data(bytes).write(to: URL(fileURLWithPath: pubSubPath))
+        do {
+            _ = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            Issue.record("a damaged pub/sub file was accepted")
+        } catch {
+            #expect(error.code == .corruptStateFile)
+            #expect(error.message.contains(pubSubPath))
+        }
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: pubSubPath))) == bytes)
+    }
+
     @Test("without a state file nothing is written next to anything")
     func noStateFileNoJournal() async throws {
         let emulator = try Emulator()

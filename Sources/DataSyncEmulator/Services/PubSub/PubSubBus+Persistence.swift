@@ -8,7 +8,10 @@ extension PubSubBus {
         var keysets: [String: KeysetState] = [:]
         for key in Set(saved.events.keys).union(saved.groups.keys) {
             var state = KeysetState(log: EventLog(capacity: capacity))
-            for event in saved.events[key] ?? [] where event.timetoken > state.log.head { state.log.append(event) }
+            // The log trims in batches; a restart keeps exactly the newest `capacity`.
+            for event in (saved.events[key] ?? []).suffix(state.log.capacity) where event.timetoken > state.log.head {
+                state.log.append(event)
+            }
             state.groups = saved.groups[key] ?? [:]
             keysets[key] = state
         }
