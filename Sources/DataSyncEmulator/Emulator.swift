@@ -120,7 +120,7 @@ public actor Emulator {
         self.clock = clock
         serverLimits = configuration.serverLimits
         let saved = try configuration.stateFile.map { path throws(EmulatorError) in
-            try PubSubJournal.open(path: path + ".pubsub")
+            try PubSubJournal.open(path: path + ".pubsub", faults: configuration.storageFaults)
         }
         if let state = saved?.1 {
             // A clock the admin routes moved stays moved, unless the caller brought its own clock.

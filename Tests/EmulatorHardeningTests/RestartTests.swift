@@ -222,6 +222,28 @@ struct RestartTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: pubSubPath))) == bytes)
     }
 
+    @Test("a publish the state file cannot take is answered 500 and delivered to nobody")
+    func unsavedPublishIsRefused() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.json").path
+        var configuration = EmulatorConfiguration(stateFile: path)
+        let faults = StorageFaults()
+        configuration.storageFaults = faults
+        do {
+            let first = try Emulator(configuration: configuration)
+            faults.inject(.appendFails)
+            let refused = await get(first, "/publish/demo/demo/0/ch/0/1")
+            #expect(refused.status == 500)
+            #expect((try JSONValue(parsing: refused.body))[0]?.int64Value == 0)
+            _ = try await publish(first, 2)
+            let held = await first.bus.recentEvents("demo", after: 0, limit: 100).events.map(\.payload)
+            #expect(held == [2])
+        }
+        let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+        #expect(await second.bus.recentEvents("demo", after: 0, limit: 100).events.map(\.payload) == [2])
+    }
+
     @Test("without a state file nothing is written next to anything")
     func noStateFileNoJournal() async throws {
         let emulator = try Emulator()

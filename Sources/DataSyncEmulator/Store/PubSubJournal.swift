@@ -46,6 +46,8 @@ final class PubSubJournal {
     static let minimumCompactionBytes = 1 << 20
 
     let path: String
+    /// Failures to inject, for tests (``StorageFaults/Kind/appendFails`` fails the next write).
+    let faults: StorageFaults?
     /// The open file (-1 before the first write, or when it could not be written: the next
     /// write compacts first).
     private var descriptor: Int32 = -1
@@ -57,8 +59,9 @@ final class PubSubJournal {
     /// The clock setting on disk, if the admin routes ever moved the clock.
     private(set) var savedClock: EmulatorClock.Setting?
 
-    private init(path: String) {
+    private init(path: String, faults: StorageFaults?) {
         self.path = path
+        self.faults = faults
     }
 
     deinit {
@@ -79,8 +82,10 @@ final class PubSubJournal {
     /// - Throws: ``EmulatorError`` with `corruptStateFile` when the file is not a pub/sub journal
     ///   or a record other than the last is damaged (the file is left as it is), `fileAccess`
     ///   when it cannot be read.
-    static func open(path: String) throws(EmulatorError) -> (PubSubJournal, PubSubSavedState) {
-        let journal = PubSubJournal(path: path)
+    static func open(path: String, faults: StorageFaults? = nil) throws(EmulatorError) -> (
+        PubSubJournal, PubSubSavedState
+    ) {
+        let journal = PubSubJournal(path: path, faults: faults)
         journal.removeLeftoverTemporaryFiles()
         var saved = PubSubSavedState()
         if let bytes = try StateFile.readBytes(path: path) {
@@ -198,6 +203,7 @@ final class PubSubJournal {
         guard descriptor >= 0, let payload = try? record.jsonBytes(), payload.count < Int(UInt32.max / 2) else {
             return false
         }
+        if faults?.take([.appendFails]) != nil { return false }
         let framed = StatePersistence.frame(payload)
         if StatePersistence.writeAll(descriptor, framed, at: length) && synchronize(descriptor) == 0 {
             length += framed.count
