@@ -36,6 +36,8 @@ public struct EmulatorConfiguration: Sendable {
     package var propertyIndexes = true
     /// Storage failures to inject, for tests of failed saves.
     var storageFaults: StorageFaults?
+    /// Storage failures to inject into the pub/sub side of the state file (`<state file>.pubsub`).
+    var pubSubStorageFaults: StorageFaults?
 
     /// Creates a configuration.
     public init(
@@ -120,7 +122,7 @@ public actor Emulator {
         self.clock = clock
         serverLimits = configuration.serverLimits
         let saved = try configuration.stateFile.map { path throws(EmulatorError) in
-            try PubSubJournal.open(path: path + ".pubsub", faults: configuration.storageFaults)
+            try PubSubJournal.open(path: path + ".pubsub", faults: configuration.pubSubStorageFaults)
         }
         if let state = saved?.1 {
             // A clock the admin routes moved stays moved, unless the caller brought its own clock.

@@ -229,7 +229,7 @@ struct RestartTests {
         let path = directory.appendingPathComponent("state.json").path
         var configuration = EmulatorConfiguration(stateFile: path)
         let faults = StorageFaults()
-        configuration.storageFaults = faults
+        configuration.pubSubStorageFaults = faults
         do {
             let first = try Emulator(configuration: configuration)
             faults.inject(.appendFails)
