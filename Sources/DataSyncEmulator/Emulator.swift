@@ -43,6 +43,8 @@ public struct EmulatorConfiguration: Sendable {
     package var propertyIndexes = true
     /// Storage failures to inject, for tests of failed saves.
     var storageFaults: StorageFaults?
+    /// Storage failures to inject into the pub/sub side of the state file (`<state file>.pubsub`).
+    var pubSubStorageFaults: StorageFaults?
 
     /// Creates a configuration.
     public init(
@@ -129,7 +131,15 @@ public actor Emulator {
         }
         self.clock = clock
         serverLimits = configuration.serverLimits
-        let bus = PubSubBus(configuration: configuration.pubSub, clock: clock)
+        let saved = try configuration.stateFile.map { path throws(EmulatorError) in
+            try PubSubJournal.open(path: path + ".pubsub", faults: configuration.pubSubStorageFaults)
+        }
+        if let state = saved?.1 {
+            // A clock the admin routes moved stays moved, unless the caller brought its own clock.
+            if let setting = state.clock, configuration.clock == nil { clock.restore(setting) }
+            clock.continueTimetokens(above: state.floors)
+        }
+        let bus = PubSubBus(configuration: configuration.pubSub, clock: clock, saved: saved)
         self.bus = bus
         // DataSync never calls the bus: the bridge subscribes to its change feed, one write at a
         // time, and the gate holds each DataSync answer until that write's events are published.

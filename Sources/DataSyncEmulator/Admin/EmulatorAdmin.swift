@@ -95,12 +95,14 @@ struct EmulatorAdmin: Sendable {
         if micros.isFinite {
             clock.advance(by: .microseconds(Int64(max(-9.2e15, min(9.2e15, micros)))))
         }
+        await bus.clockMoved()
         await sweep()
     }
 
     /// Stops the clock at `date`, then sweeps as ``advance(bySeconds:)`` does.
     func setTime(_ date: Date) async {
         clock.set(to: EmulatorClock.Instant(date))
+        await bus.clockMoved()
         await sweep()
     }
 

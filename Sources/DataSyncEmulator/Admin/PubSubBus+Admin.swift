@@ -52,6 +52,7 @@ extension PubSubBus {
         guard let old = readKeyset(subscribeKey) else { return (0, 0) }
         let capacity = configuration.catchUpBufferSize
         mutateKeyset(subscribeKey) { $0 = KeysetState(log: EventLog(capacity: capacity)) }
+        saveReset(subscribeKey)
         // Held polls resolved their groups when they started waiting: let them resolve again.
         waiters.advance(subscribeKey: subscribeKey, head: 0, channel: nil)
         return (old.groups.count, old.present.values.reduce(0) { $0 + $1.count })

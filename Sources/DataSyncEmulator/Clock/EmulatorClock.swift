@@ -301,6 +301,47 @@ public final class EmulatorClock: Clock, Sendable {
         }
     }
 
+    // MARK: Restarts
+
+    /// How the clock is set, in a form a state file keeps: a restarted emulator puts it back so a
+    /// clock moved with the admin routes stays moved.
+    enum Setting: Sendable, Hashable {
+        /// Following system time, shifted by this many nanoseconds.
+        case running(offset: Int64)
+        /// Standing still at this many nanoseconds since 1970.
+        case stopped(at: Int64)
+    }
+
+    /// The clock's current setting (see ``Setting``).
+    var setting: Setting {
+        state.withLock { state in
+            switch state.mode {
+            case .running(let offset): return .running(offset: offset)
+            case .stopped(let instant): return .stopped(at: instant)
+            }
+        }
+    }
+
+    /// Puts back a setting saved before a restart (waking sleepers as any move does).
+    func restore(_ setting: Setting) {
+        timeChanged { mode in
+            switch setting {
+            case .running(let offset): mode = .running(offset: offset)
+            case .stopped(let instant): mode = .stopped(at: instant)
+            }
+        }
+    }
+
+    /// Makes the timetokens of each keyset in `floors` continue above the given value: what a
+    /// restarted emulator calls with the highest timetoken its previous run may have handed out.
+    func continueTimetokens(above floors: [String: UInt64]) {
+        state.withLock { state in
+            for (subscribeKey, floor) in floors {
+                state.lastTimetokens[subscribeKey] = max(state.lastTimetokens[subscribeKey] ?? 0, floor)
+            }
+        }
+    }
+
     /// The system's real-time clock in nanoseconds since the Unix epoch.
     private static func systemNanoseconds() -> Int64 {
         var spec = timespec()

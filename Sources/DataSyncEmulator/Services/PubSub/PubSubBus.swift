@@ -76,13 +76,18 @@ actor PubSubBus {
     private(set) var nextDeadline = Int64.max
     /// How many times ``sweepExpired()`` was called: tests check a request sweeps once.
     private(set) var sweepCount = 0
+    /// The pub/sub half of the state file; nil without one, and then nothing is written.
+    let journal: PubSubJournal?
 
-    init(configuration: PubSubConfiguration, clock: EmulatorClock) {
+    /// Creates the bus; with `saved`, it continues from a state file (``PubSubJournal``).
+    init(configuration: PubSubConfiguration, clock: EmulatorClock, saved: (PubSubJournal, PubSubSavedState)? = nil) {
         self.configuration = configuration
         self.clock = clock
         var keys: [String: String] = [:]
         for keyset in configuration.keysets { keys[keyset.subscribeKey] = keyset.publishKey }
         publishKeys = keys
+        journal = saved?.0
+        if let state = saved?.1 { keysets = Self.keysets(restoring: state, capacity: configuration.catchUpBufferSize) }
     }
 
     deinit { ticker?.cancel() }
@@ -99,26 +104,29 @@ actor PubSubBus {
     }
 
     /// A timetoken for `subscribeKey`, in the keyset's own sequence.
-    func timetoken(_ subscribeKey: String) -> UInt64 { clock.timetoken(for: subscribeKey) }
+    func timetoken(_ subscribeKey: String) -> UInt64 { drawTimetoken(subscribeKey).timetoken }
 
     // MARK: Publishing
 
-    /// Appends an event to the log and wakes the long-polls it may interest; returns its
-    /// timetoken and the one shown in `p.t`. With `deliver` false (fire) nothing is logged.
+    /// Appends an event to the log and wakes the long-polls it may interest; returns the
+    /// timetoken shown in `p.t`, and whether the state file (if any) holds the event. With
+    /// `deliver` false (fire) nothing is logged. With `requireSaved`, an event the state file
+    /// could not take is not delivered either (a client publish must not be acknowledged then).
     @discardableResult
     func publish(
         subscribeKey: String, channel: String, payload: JSONValue, eventType: Int? = nil, publisher: String? = nil,
         meta: JSONValue? = nil, customMessageType: String? = nil, sequence: Int64? = nil,
-        timetokenOverride: UInt64? = nil, deliver: Bool = true
-    ) -> UInt64 {
-        let timetoken = clock.timetoken(for: subscribeKey)
-        guard deliver else { return timetokenOverride ?? timetoken }
+        timetokenOverride: UInt64? = nil, deliver: Bool = true, requireSaved: Bool = false
+    ) -> (timetoken: UInt64, saved: Bool) {
+        let (timetoken, reserved) = drawTimetoken(subscribeKey)
+        guard deliver else { return (timetokenOverride ?? timetoken, reserved) }
         let event = BusEvent(
             timetoken: timetoken, publishTimetoken: timetokenOverride ?? timetoken, subscribeKey: subscribeKey,
             channel: channel, payload: payload, eventType: eventType, publisher: publisher, meta: meta,
             customMessageType: customMessageType, sequence: sequence)
-        append(event)
-        return event.publishTimetoken
+        let saved = reserved && save(event)
+        if saved || !requireSaved { append(event) }
+        return (event.publishTimetoken, saved)
     }
 
     /// Publishes an envelope from the emulator itself; see ``ServerEnvelope``.
@@ -127,7 +135,8 @@ actor PubSubBus {
         publish(
             subscribeKey: envelope.subscribeKey, channel: envelope.channel, payload: envelope.payload,
             eventType: envelope.eventType, publisher: envelope.publisher, meta: envelope.meta,
-            customMessageType: envelope.customMessageType)
+            customMessageType: envelope.customMessageType
+        ).timetoken
     }
 
     /// Publishes `envelopes` in order in one step on this actor, so a subscriber reads either
@@ -170,7 +179,7 @@ actor PubSubBus {
 
     /// The cursor for an answer without messages: a fresh timetoken, or `after` when it is later.
     func emptyCursor(subscribeKey: String, after: UInt64) -> UInt64 {
-        max(after, clock.timetoken(for: subscribeKey))
+        max(after, drawTimetoken(subscribeKey).timetoken)
     }
 
     // MARK: Channel groups
@@ -197,7 +206,7 @@ actor PubSubBus {
             state.groups[group] = members.sorted()
             return nil
         }
-        if result == nil { groupsChanged(subscribeKey) }
+        if result == nil { groupsChanged(subscribeKey, group: group) }
         return result
     }
 
@@ -207,15 +216,16 @@ actor PubSubBus {
             members.removeAll { channels.contains($0) }
             state.groups[group] = members
         }
-        groupsChanged(subscribeKey)
+        groupsChanged(subscribeKey, group: group)
     }
 
     func deleteGroup(_ group: String, subscribeKey: String) {
         withKeyset(subscribeKey) { state in state.groups[group] = nil }
-        groupsChanged(subscribeKey)
+        groupsChanged(subscribeKey, group: group)
     }
 
-    private func groupsChanged(_ subscribeKey: String) {
+    private func groupsChanged(_ subscribeKey: String, group: String) {
+        saveGroup(subscribeKey, group: group)
         // Held polls resolved the groups when they started waiting: let them resolve again.
         waiters.advance(subscribeKey: subscribeKey, head: 0, channel: nil)
     }

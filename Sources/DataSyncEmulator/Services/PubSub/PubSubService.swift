@@ -107,10 +107,15 @@ struct PubSubService: EmulatorService {
         }
         let fire = !signal && query["store"] == "0" && query.flag("norep")
         let override = query["ptto"].flatMap(UInt64.init)
-        let timetoken = await bus.publish(
+        let (timetoken, saved) = await bus.publish(
             subscribeKey: subscribeKey, channel: channel, payload: message, eventType: signal ? 1 : nil,
             publisher: query["uuid"], meta: meta, customMessageType: customType,
-            sequence: query["seqn"].flatMap(Int64.init), timetokenOverride: override, deliver: !fire)
+            sequence: query["seqn"].flatMap(Int64.init), timetokenOverride: override, deliver: !fire,
+            requireSaved: true)
+        guard saved else {
+            // Acknowledging it would promise a restart keeps it; the state file could not take it.
+            return PubSubWire.publishReply(500, sent: false, text: "Internal Server Error", timetoken: timetoken)
+        }
         return PubSubWire.publishReply(200, sent: true, text: "Sent", timetoken: timetoken)
     }
 
