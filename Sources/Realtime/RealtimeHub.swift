@@ -227,6 +227,15 @@ package final class RealtimeHub: Sendable {
         run(calls)
     }
 
+    /// Tells the DataSync receivers that a catch-up may have followed dropped messages (see
+    /// ``SubscribeStateMachine/Effect/possibleLoss(_:)``); apps see only the gap it makes, and
+    /// the `requestMessageCountExceeded` status when they set a threshold.
+    package func deliverPossibleLoss(_ status: PubNubStatus) {
+        clientStore.deliverPossibleLoss(status)
+        guard let gap = dataSync.withLock({ $0.gaps.observePossibleLoss(status) }) else { return }
+        run(deliver(gap))
+    }
+
     private func run(_ calls: [@Sendable () -> Void]) {
         guard !calls.isEmpty else { return }
         completionContext.run {
