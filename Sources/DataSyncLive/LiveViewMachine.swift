@@ -133,6 +133,10 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
             if reading != nil || !hasRead {
                 return hold(event)
             }
+            if case .reread(let detail) = action {
+                owe(detail)
+                return startReadIfDue()
+            }
             store.apply(action)
             return checkSize()
         case .readSucceeded(let id, let objects):
@@ -180,6 +184,28 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
         return startReadIfDue()
     }
 
+    /// Applies the events held back during a read; one the view cannot apply owes another read.
+    private mutating func applyHeld() {
+        let held = buffer
+        buffer.removeAll()
+        for event in held {
+            guard let action = interpret(event) else { continue }
+            if case .reread(let detail) = action {
+                owe(detail)
+            } else {
+                store.apply(action)
+            }
+        }
+    }
+
+    /// An event the view could not apply: it keeps its values, says it is stale and reads again.
+    private mutating func owe(_ detail: String) {
+        needsRead = true
+        if problem == nil || problem?.reason == .incompleteEvent {
+            problem = PubNubLiveStaleness(reason: .incompleteEvent, detail: detail, failedReads: failedReads)
+        }
+    }
+
     private mutating func hold(_ event: PubNubDataSyncEvent) -> [Effect] {
         guard buffer.count < options.maximumBufferedEvents else {
             // Dropping is safe only because a read that starts after the drop covers what was dropped.
@@ -211,11 +237,7 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
             return finish(.liveViewTooLarge(limit: options.maximumObjects))
         }
         store.applyRead(objects)
-        let held = buffer
-        buffer.removeAll()
-        for event in held {
-            if let action = interpret(event) { store.apply(action) }
-        }
+        applyHeld()
         hasRead = true
         if store.count > options.maximumObjects { return finish(.liveViewTooLarge(limit: options.maximumObjects)) }
         if needsRead {
@@ -245,11 +267,7 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
         if hasRead {
             // Events held back during the failed read were only delayed: apply them, and go on
             // applying what arrives while the next read waits.
-            let held = buffer
-            buffer.removeAll()
-            for event in held {
-                if let action = interpret(event) { store.apply(action) }
-            }
+            applyHeld()
             if store.count > options.maximumObjects {
                 return finish(.liveViewTooLarge(limit: options.maximumObjects))
             }

@@ -11,6 +11,10 @@ package enum LiveViewAction<Element: PubNubDataSyncObject>: Sendable {
     /// link to it, so every held object `linked` picks goes too (its own delete events may come
     /// later, or never when they were missed).
     case deleteLinked(deletedAt: Date, linked: @Sendable (Element) -> Bool)
+    /// An event about the view's objects left out what applying it needs (a timestamp, the eTag,
+    /// the class; `detail` says which): the view keeps what it holds and reads again rather than
+    /// guess. The store itself ignores it.
+    case reread(detail: String)
 }
 
 /// The objects of one view and the rules that decide what a read or an event changes.
@@ -64,6 +68,8 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         case .deleteLinked(let deletedAt, let linked):
             let doomed = ids.filter { id in objects[id].map(linked) ?? false }
             for id in doomed { delete(id: id, at: deletedAt) }
+        case .reread:
+            break
         }
     }
 

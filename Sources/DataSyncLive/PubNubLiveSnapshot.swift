@@ -134,6 +134,11 @@ public struct PubNubLiveStaleness: Hashable, Sendable, CustomStringConvertible {
         public static let readFailed = Reason(rawValue: "readFailed")
         /// Events arrived faster than the view could buffer them during a read; it reads again.
         public static let overflow = Reason(rawValue: "overflow")
+        /// An event about the view's objects left out what applying it safely needs (`updatedAt`,
+        /// `createdAt`, the eTag, the class, or a delete's `deletedAt`;
+        /// ``PubNubLiveStaleness/detail`` names them): the view keeps the values it holds, never
+        /// filling in a guess, and reads again.
+        public static let incompleteEvent = Reason(rawValue: "incompleteEvent")
     }
 
     /// The kind of reason.
