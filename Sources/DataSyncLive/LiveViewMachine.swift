@@ -81,7 +81,10 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
     private var isFinished = false
     /// What the last snapshot said, to tell whether the next one has news.
     private var published: (staleness: PubNubLiveStaleness?, isComplete: Bool)?
-    private var sequence = 0
+    /// How many states the view has been in that a snapshot would show: one more after every
+    /// input that changed objects or the view's freshness. A snapshot carries it as its
+    /// `sequence`, so a reader that skipped states sees a jump.
+    package private(set) var states = 0
 
     package init(
         options: PubNubLiveViewOptions, projection: String,
@@ -107,17 +110,25 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
 
     /// The snapshot of now, with the change since the last one.
     package mutating func takeSnapshot() -> PubNubLiveSnapshot<Element> {
-        sequence += 1
         published = (problem, hasRead)
         return PubNubLiveSnapshot(
             ids: store.ids, objects: store.objects, change: store.takeChange(), staleness: problem,
-            isComplete: hasRead, projection: projection, sequence: sequence)
+            isComplete: hasRead, projection: projection, sequence: states)
     }
 
     // MARK: Inputs
 
     package mutating func handle(_ input: Input) -> [Effect] {
         guard !isFinished else { return [] }
+        let before = (revision: store.revision, problem: problem, hasRead: hasRead)
+        let effects = process(input)
+        let isVisible = hasRead || problem != nil
+        let after = (revision: store.revision, problem: problem, hasRead: hasRead)
+        if isVisible, before != after { states += 1 }
+        return effects
+    }
+
+    private mutating func process(_ input: Input) -> [Effect] {
         switch input {
         case .started(let receiving):
             isReceiving = receiving

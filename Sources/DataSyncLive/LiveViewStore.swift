@@ -38,6 +38,9 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
     package private(set) var ids: [String] = []
     private var tombstones: TombstoneMemory
     private var change = ChangeAccumulator()
+    /// How many object changes (inserts, updates, removals) the store has taken, ever: the view
+    /// numbers its states with it, so a reader can tell when it missed some.
+    package private(set) var revision: UInt64 = 0
 
     package init(tombstoneCapacity: Int) {
         tombstones = TombstoneMemory(capacity: tombstoneCapacity)
@@ -83,10 +86,12 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             guard PubNubLiveVersion.isNewer(object, than: held) else { return }
             objects[object.id] = object
             change.updated(object.id)
+            revision &+= 1
         } else {
             objects[object.id] = object
             ids.insert(object.id, at: insertionPoint(object.id))
             change.inserted(object.id)
+            revision &+= 1
         }
     }
 
@@ -119,15 +124,18 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
                 guard PubNubLiveVersion.isNewer(object, than: held) else { continue }
                 objects[id] = object
                 change.updated(id)
+                revision &+= 1
             } else {
                 objects[id] = object
                 change.inserted(id)
+                revision &+= 1
                 inserted.append(id)
             }
         }
         for id in missing {
             objects[id] = nil
             change.removed(id)
+            revision &+= 1
         }
         guard !inserted.isEmpty || !missing.isEmpty else { return }
         let gone = Set(missing)
@@ -139,6 +147,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         let index = insertionPoint(id)
         if index < ids.count, ids[index] == id { ids.remove(at: index) }
         change.removed(id)
+        revision &+= 1
     }
 
     /// The first position whose id is not less than `id`.
