@@ -73,11 +73,13 @@ extension LiveViewDefinition {
                 guard event.kind == kind else { return nil }
                 switch event.change {
                 case .entityCreated, .entityUpdated:
-                    guard let state = event.entity, state.id == id, let object = narrow(state) else { return nil }
-                    return .upsert(object)
+                    guard let state = event.entity, state.id == id else { return nil }
+                    guard state.isComplete else { return .incomplete(state.missingFields) }
+                    return narrow(state).map { .upsert($0) }
                 case .entityDeleted:
                     guard let removed = event.removed, removed.id == id else { return nil }
-                    return .delete(id: id, deletedAt: removed.deletedAt)
+                    guard let deletedAt = removed.deletedAt else { return .incomplete(["deletedAt"]) }
+                    return .delete(id: id, deletedAt: deletedAt)
                 default:
                     return nil
                 }
@@ -110,9 +112,12 @@ extension LiveViewDefinition where Element == PubNubDataSyncMembership {
                 switch event.change {
                 case .relationshipCreated, .relationshipUpdated:
                     guard event.kind == .membership, let state = event.relationship,
-                        case .membership(let membership) = state.object, mine(membership)
+                        (channelSide ? state.entityAId : state.entityBId) == endpoint
                     else { return nil }
-                    return .upsert(membership)
+                    guard case .membership(let membership)? = state.object else {
+                        return .incomplete(state.missingFields)
+                    }
+                    return mine(membership) ? .upsert(membership) : nil
                 case .relationshipDeleted:
                     // Only an id: it came on the endpoint's channel, so it is one of its memberships
                     // unless the link memory knows otherwise.
@@ -122,15 +127,18 @@ extension LiveViewDefinition where Element == PubNubDataSyncMembership {
                     {
                         return nil
                     }
-                    return .delete(id: removed.id, deletedAt: removed.deletedAt)
+                    guard let deletedAt = removed.deletedAt else { return .incomplete(["deletedAt"]) }
+                    return .delete(id: removed.id, deletedAt: deletedAt)
                 case .entityDeleted:
                     guard let removed = event.removed else { return nil }
+                    guard event.kind == ownKind || event.kind == otherKind else { return nil }
+                    guard let deletedAt = removed.deletedAt else { return .incomplete(["deletedAt"]) }
                     if event.kind == ownKind, removed.id == endpoint {
-                        return .deleteLinked(deletedAt: removed.deletedAt) { _ in true }
+                        return .deleteLinked(deletedAt: deletedAt) { _ in true }
                     }
                     if event.kind == otherKind {
                         let other = removed.id
-                        return .deleteLinked(deletedAt: removed.deletedAt) { membership in
+                        return .deleteLinked(deletedAt: deletedAt) { membership in
                             (channelSide ? membership.userId : membership.channelId) == other
                         }
                     }
@@ -151,13 +159,15 @@ extension LiveViewDefinition where Element == PubNubDataSyncRelationship {
         guard !className.isEmpty else { throw PubNubError.missingRequiredParameter("className") }
         let channel = try DataSyncChannelName.channel(id: entity, projection: projection)
         let name = projectionName(projection)
-        @Sendable func mine(_ relationship: PubNubDataSyncRelationship) -> Bool {
-            guard relationship.className == className else { return false }
+        @Sendable func sideFits(a: String, b: String) -> Bool {
             switch side {
-            case .a: return relationship.entityAId == entity
-            case .b: return relationship.entityBId == entity
-            case .either: return relationship.entityAId == entity || relationship.entityBId == entity
+            case .a: return a == entity
+            case .b: return b == entity
+            case .either: return a == entity || b == entity
             }
+        }
+        @Sendable func mine(_ relationship: PubNubDataSyncRelationship) -> Bool {
+            relationship.className == className && sideFits(a: relationship.entityAId, b: relationship.entityBId)
         }
         let sideText = side == .either ? "" : " (side \(side.rawValue.uppercased()))"
         return LiveViewDefinition(
@@ -180,27 +190,26 @@ extension LiveViewDefinition where Element == PubNubDataSyncRelationship {
             interpret: { event in
                 switch event.change {
                 case .relationshipCreated, .relationshipUpdated:
-                    guard event.kind != .membership, let state = event.relationship,
-                        case .relationship(let relationship) = state.object, mine(relationship)
-                    else { return nil }
-                    return .upsert(relationship)
+                    guard event.kind != .membership, let state = event.relationship else { return nil }
+                    guard case .relationship(let relationship)? = state.object else {
+                        // Incomplete: it may be one of the view's when its class and side fit.
+                        guard state.className.map({ $0 == className }) ?? true,
+                            sideFits(a: state.entityAId, b: state.entityBId)
+                        else { return nil }
+                        return .incomplete(state.missingFields)
+                    }
+                    return mine(relationship) ? .upsert(relationship) : nil
                 case .relationshipDeleted:
                     guard event.kind != .membership, let removed = event.removed else { return nil }
                     if let name = removed.className ?? event.className, name != className { return nil }
-                    if case .known(let a, let b) = removed.endpoints {
-                        let linked: Bool
-                        switch side {
-                        case .a: linked = a == entity
-                        case .b: linked = b == entity
-                        case .either: linked = a == entity || b == entity
-                        }
-                        if !linked { return nil }
-                    }
-                    return .delete(id: removed.id, deletedAt: removed.deletedAt)
+                    if case .known(let a, let b) = removed.endpoints, !sideFits(a: a, b: b) { return nil }
+                    guard let deletedAt = removed.deletedAt else { return .incomplete(["deletedAt"]) }
+                    return .delete(id: removed.id, deletedAt: deletedAt)
                 case .entityDeleted:
                     guard let removed = event.removed else { return nil }
+                    guard let deletedAt = removed.deletedAt else { return .incomplete(["deletedAt"]) }
                     let gone = removed.id
-                    return .deleteLinked(deletedAt: removed.deletedAt) { relationship in
+                    return .deleteLinked(deletedAt: deletedAt) { relationship in
                         relationship.entityAId == gone || relationship.entityBId == gone
                     }
                 default:
@@ -235,5 +244,12 @@ extension PubNubError {
             message:
                 "the live view would hold more than \(limit) objects (PubNubLiveViewOptions.maximumObjects); "
                 + "narrow it or raise the limit")
+    }
+}
+
+extension LiveViewAction {
+    /// The view's answer to an event that left out `fields`: read again, keep what it holds.
+    static func incomplete(_ fields: [String]) -> LiveViewAction {
+        .reread(detail: "an event left out " + fields.joined(separator: ", "))
     }
 }

@@ -81,7 +81,10 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
     private var isFinished = false
     /// What the last snapshot said, to tell whether the next one has news.
     private var published: (staleness: PubNubLiveStaleness?, isComplete: Bool)?
-    private var sequence = 0
+    /// How many states the view has been in that a snapshot would show: one more after every
+    /// input that changed objects or the view's freshness. A snapshot carries it as its
+    /// `sequence`, so a reader that skipped states sees a jump.
+    package private(set) var states = 0
 
     package init(
         options: PubNubLiveViewOptions, projection: String,
@@ -107,17 +110,25 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
 
     /// The snapshot of now, with the change since the last one.
     package mutating func takeSnapshot() -> PubNubLiveSnapshot<Element> {
-        sequence += 1
         published = (problem, hasRead)
         return PubNubLiveSnapshot(
             ids: store.ids, objects: store.objects, change: store.takeChange(), staleness: problem,
-            isComplete: hasRead, projection: projection, sequence: sequence)
+            isComplete: hasRead, projection: projection, sequence: states)
     }
 
     // MARK: Inputs
 
     package mutating func handle(_ input: Input) -> [Effect] {
         guard !isFinished else { return [] }
+        let before = (revision: store.revision, problem: problem, hasRead: hasRead)
+        let effects = process(input)
+        let isVisible = hasRead || problem != nil
+        let after = (revision: store.revision, problem: problem, hasRead: hasRead)
+        if isVisible, before != after { states += 1 }
+        return effects
+    }
+
+    private mutating func process(_ input: Input) -> [Effect] {
         switch input {
         case .started(let receiving):
             isReceiving = receiving
@@ -132,6 +143,10 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
             guard let action = interpret(event) else { return [] }
             if reading != nil || !hasRead {
                 return hold(event)
+            }
+            if case .reread(let detail) = action {
+                owe(detail)
+                return startReadIfDue()
             }
             store.apply(action)
             return checkSize()
@@ -180,6 +195,28 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
         return startReadIfDue()
     }
 
+    /// Applies the events held back during a read; one the view cannot apply owes another read.
+    private mutating func applyHeld() {
+        let held = buffer
+        buffer.removeAll()
+        for event in held {
+            guard let action = interpret(event) else { continue }
+            if case .reread(let detail) = action {
+                owe(detail)
+            } else {
+                store.apply(action)
+            }
+        }
+    }
+
+    /// An event the view could not apply: it keeps its values, says it is stale and reads again.
+    private mutating func owe(_ detail: String) {
+        needsRead = true
+        if problem == nil || problem?.reason == .incompleteEvent {
+            problem = PubNubLiveStaleness(reason: .incompleteEvent, detail: detail, failedReads: failedReads)
+        }
+    }
+
     private mutating func hold(_ event: PubNubDataSyncEvent) -> [Effect] {
         guard buffer.count < options.maximumBufferedEvents else {
             // Dropping is safe only because a read that starts after the drop covers what was dropped.
@@ -211,11 +248,7 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
             return finish(.liveViewTooLarge(limit: options.maximumObjects))
         }
         store.applyRead(objects)
-        let held = buffer
-        buffer.removeAll()
-        for event in held {
-            if let action = interpret(event) { store.apply(action) }
-        }
+        applyHeld()
         hasRead = true
         if store.count > options.maximumObjects { return finish(.liveViewTooLarge(limit: options.maximumObjects)) }
         if needsRead {
@@ -245,11 +278,7 @@ package struct LiveViewMachine<Element: PubNubDataSyncObject>: Sendable {
         if hasRead {
             // Events held back during the failed read were only delayed: apply them, and go on
             // applying what arrives while the next read waits.
-            let held = buffer
-            buffer.removeAll()
-            for event in held {
-                if let action = interpret(event) { store.apply(action) }
-            }
+            applyHeld()
             if store.count > options.maximumObjects {
                 return finish(.liveViewTooLarge(limit: options.maximumObjects))
             }

@@ -31,6 +31,13 @@ package struct LiveViewContext: Sendable {
 /// reader when it asks, so a slow reader gets the latest state with the changes merged, and memory
 /// stays one snapshot deep.
 package actor LiveViewRunner<Object: PubNubDataSyncObject> {
+    /// What the view reads from the loop besides events: its statuses, and the catch-ups that may
+    /// follow dropped messages (apps see those only as gaps).
+    private enum LoopSignal: Sendable {
+        case status(PubNubStatus)
+        case possibleLoss(PubNubStatus)
+    }
+
     private enum Ending {
         case finished
         case failed(PubNubError)
@@ -115,7 +122,8 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
         // the gap detector below must see every one (they are few: one per state change, and one
         // per answer of 100 events at most).
         let statuses = hub.clientStore.stream(
-            bufferingPolicy: .unbounded, extract: { _ -> PubNubStatus? in nil }, status: { $0 })
+            bufferingPolicy: .unbounded, extract: { _ -> LoopSignal? in nil }, status: { .status($0) },
+            possibleLoss: { .possibleLoss($0) })
         let subscription = Subscription(
             channels: [definition.channel], groups: [], options: SubscriptionOptions(), hub: hub)
         self.subscription = subscription
@@ -136,8 +144,11 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
             })
         tasks.append(
             Task {
-                for await status in statuses {
-                    self.handleStatus(status)
+                for await signal in statuses {
+                    switch signal {
+                    case .status(let status): self.handleStatus(status)
+                    case .possibleLoss(let status): self.handlePossibleLoss(status)
+                    }
                 }
                 self.streamEnded()
             })
@@ -153,6 +164,10 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
     private func handleStatus(_ status: PubNubStatus) {
         if let gap = gaps.observe(status) { handle(.gap(gap)) }
         handle(.status(status, isReceiving: subscription?.isReceiving ?? false))
+    }
+
+    private func handlePossibleLoss(_ status: PubNubStatus) {
+        if let gap = gaps.observePossibleLoss(status) { handle(.gap(gap)) }
     }
 
     private func streamEnded() {

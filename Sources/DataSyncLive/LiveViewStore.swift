@@ -11,6 +11,10 @@ package enum LiveViewAction<Element: PubNubDataSyncObject>: Sendable {
     /// link to it, so every held object `linked` picks goes too (its own delete events may come
     /// later, or never when they were missed).
     case deleteLinked(deletedAt: Date, linked: @Sendable (Element) -> Bool)
+    /// An event about the view's objects left out what applying it needs (a timestamp, the eTag,
+    /// the class; `detail` says which): the view keeps what it holds and reads again rather than
+    /// guess. The store itself ignores it.
+    case reread(detail: String)
 }
 
 /// The objects of one view and the rules that decide what a read or an event changes.
@@ -34,6 +38,9 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
     package private(set) var ids: [String] = []
     private var tombstones: TombstoneMemory
     private var change = ChangeAccumulator()
+    /// How many object changes (inserts, updates, removals) the store has taken, ever: the view
+    /// numbers its states with it, so a reader can tell when it missed some.
+    package private(set) var revision: UInt64 = 0
 
     package init(tombstoneCapacity: Int) {
         tombstones = TombstoneMemory(capacity: tombstoneCapacity)
@@ -64,6 +71,8 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         case .deleteLinked(let deletedAt, let linked):
             let doomed = ids.filter { id in objects[id].map(linked) ?? false }
             for id in doomed { delete(id: id, at: deletedAt) }
+        case .reread:
+            break
         }
     }
 
@@ -77,10 +86,12 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             guard PubNubLiveVersion.isNewer(object, than: held) else { return }
             objects[object.id] = object
             change.updated(object.id)
+            revision &+= 1
         } else {
             objects[object.id] = object
             ids.insert(object.id, at: insertionPoint(object.id))
             change.inserted(object.id)
+            revision &+= 1
         }
     }
 
@@ -113,15 +124,18 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
                 guard PubNubLiveVersion.isNewer(object, than: held) else { continue }
                 objects[id] = object
                 change.updated(id)
+                revision &+= 1
             } else {
                 objects[id] = object
                 change.inserted(id)
+                revision &+= 1
                 inserted.append(id)
             }
         }
         for id in missing {
             objects[id] = nil
             change.removed(id)
+            revision &+= 1
         }
         guard !inserted.isEmpty || !missing.isEmpty else { return }
         let gone = Set(missing)
@@ -133,6 +147,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         let index = insertionPoint(id)
         if index < ids.count, ids[index] == id { ids.remove(at: index) }
         change.removed(id)
+        revision &+= 1
     }
 
     /// The first position whose id is not less than `id`.

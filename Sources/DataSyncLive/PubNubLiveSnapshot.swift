@@ -31,8 +31,11 @@ public struct PubNubLiveSnapshot<Element: PubNubDataSyncObject>: RandomAccessCol
     /// fields; a REST read carries what the token's `pn-projections` allow (see
     /// Documentation/LiveViews.md).
     public let projection: String
-    /// The position of this snapshot among those the view produced, from 1. Snapshots a slow
-    /// reader did not take are merged into the next one, so numbers can skip.
+    /// The number of the view state this snapshot shows, from 1: the view counts a new state
+    /// whenever something it received (an event, a read, a change of ``staleness``) changed its
+    /// objects or its freshness. A reader that takes every state sees 1, 2, 3, …; when the reader
+    /// was slower than the changes, the states it did not take are merged into this one and the
+    /// number jumps (from 4 to 9: this snapshot holds what states 5 to 8 changed, in ``change``).
     public let sequence: Int
 
     package init(
@@ -134,6 +137,11 @@ public struct PubNubLiveStaleness: Hashable, Sendable, CustomStringConvertible {
         public static let readFailed = Reason(rawValue: "readFailed")
         /// Events arrived faster than the view could buffer them during a read; it reads again.
         public static let overflow = Reason(rawValue: "overflow")
+        /// An event about the view's objects left out what applying it safely needs (`updatedAt`,
+        /// `createdAt`, the eTag, the class, or a delete's `deletedAt`;
+        /// ``PubNubLiveStaleness/detail`` names them): the view keeps the values it holds, never
+        /// filling in a guess, and reads again.
+        public static let incompleteEvent = Reason(rawValue: "incompleteEvent")
     }
 
     /// The kind of reason.

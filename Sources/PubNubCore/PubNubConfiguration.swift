@@ -45,7 +45,12 @@ public struct PubNubConfiguration: Sendable {
     /// Extra middlewares run for every request (outermost first), inside retry and auth handling:
     /// for example a logging middleware.
     public var middlewares: [any HTTPMiddleware]
-    /// How long one request may take; `nil` leaves it to the transport's default.
+    /// How long one attempt of a REST call (a DataSync read or write, a publish, a heartbeat) may
+    /// take, connecting included: 10 s by default (``defaultRequestTimeout``), so a call sent on a
+    /// connection that died silently fails in time for an interactive app (and is retried under
+    /// ``retryPolicy``) instead of hanging for the transport's 60 s. `nil` leaves it to the
+    /// transport's default. The subscribe long-poll keeps its own ``subscribeTimeout``, and its
+    /// handshake ``handshakeTimeout``; a call's `custom.timeout` overrides this one.
     public var requestTimeout: Duration?
     /// The longest one REST call may take, all attempts and retry waits included (measured on
     /// ``clock``); `nil` for no overall bound. Default 60 s (``defaultDeadline``): a call with a
@@ -88,6 +93,8 @@ public struct PubNubConfiguration: Sendable {
 
     /// The overall deadline of a REST call when none is set: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)
+    /// The default ``requestTimeout``: 10 s for one attempt of a REST call.
+    public static let defaultRequestTimeout: Duration = .seconds(10)
 
     // MARK: Real-time settings (read by the `Realtime` module's subscribe loop)
     //
@@ -117,11 +124,18 @@ public struct PubNubConfiguration: Sendable {
     /// every handshake and heartbeat (`true` by default).
     public var maintainPresenceState: Bool = true
     /// The number of messages in one subscribe answer at or above which a
-    /// `requestMessageCountExceeded` status is reported (100 by default; 0 never reports).
-    public var requestMessageCountThreshold: Int = 100
+    /// `requestMessageCountExceeded` status is reported; 0 (the default) never reports. When set,
+    /// it is also taken as the size of the service's message queue for this keyset: a catch-up
+    /// whose first answer holds that many raises a DataSync gap (without it, the service's default
+    /// queue of 100 is assumed). See Documentation/DataSyncRealtime.md.
+    public var requestMessageCountThreshold: Int = 0
     /// How long one subscribe long-poll may take before it counts as timed out: 310 s by default,
     /// longer than the service's hold of about 280 s.
     public var subscribeTimeout: Duration = .seconds(310)
+    /// How long a subscribe handshake (`tt=0`) may take: 10 s by default. The service answers a
+    /// handshake at once, so it needs none of the long-poll's ``subscribeTimeout``: a handshake
+    /// sent just before an outage ends is given up and retried in seconds, not minutes.
+    public var handshakeTimeout: Duration = .seconds(10)
 
     /// The heartbeat interval in force: ``heartbeatInterval`` or the one derived from
     /// ``presenceTimeout``; `.zero` when heartbeats are off.
@@ -143,7 +157,7 @@ public struct PubNubConfiguration: Sendable {
         origin: String = "ps.pndsn.com", useSecureConnections: Bool = true, transport: (any HTTPClient)? = nil,
         retryPolicy: RetryPolicy = PubNubConfiguration.defaultRetryPolicy,
         clock: any Clock<Duration> = ContinuousClock(),
-        middlewares: [any HTTPMiddleware] = [], requestTimeout: Duration? = nil,
+        middlewares: [any HTTPMiddleware] = [], requestTimeout: Duration? = PubNubConfiguration.defaultRequestTimeout,
         completionContext: PubNub.CompletionContext = .immediate, tokenProvider: (any TokenProvider)? = nil,
         validatesFiltersLocally: Bool = false
     ) {

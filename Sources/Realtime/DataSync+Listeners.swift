@@ -96,14 +96,39 @@ extension PubNub {
 package struct DataSyncHubState: Sendable {
     package var links = DataSyncLinkMemory()
     package var gaps = DataSyncGapDetector()
+    /// The shapes of incomplete events already reported (kind, change, missing fields), so a
+    /// sender that always leaves the same fields out is reported once, not once per event.
+    private var reportedShapes: Set<String> = []
 
     package init() {}
 
-    /// Fills in the sides of deleted links (and learns those of created and updated ones).
-    package mutating func process(_ event: PubNubEvent) -> PubNubEvent {
-        guard case .dataSync(let change) = event else { return event }
-        return .dataSync(links.process(change))
+    /// Fills in the sides of deleted links (and learns those of created and updated ones); the
+    /// warning to report when the event left out fields a stored object has, the first time
+    /// this shape of event is seen.
+    package mutating func process(_ event: PubNubEvent) -> (event: PubNubEvent, warning: PubNubWarning?) {
+        guard case .dataSync(let change) = event else { return (event, nil) }
+        return (.dataSync(links.process(change)), warning(for: change))
     }
+
+    private mutating func warning(for event: PubNubDataSyncEvent) -> PubNubWarning? {
+        var missing = event.entity?.missingFields ?? event.relationship?.missingFields ?? []
+        if let removed = event.removed, removed.deletedAt == nil { missing.append("deletedAt") }
+        guard !missing.isEmpty else { return nil }
+        let shape = "\(event.kind) \(event.change) \(missing)"
+        guard reportedShapes.count < 64, reportedShapes.insert(shape).inserted else { return nil }
+        return PubNubWarning(
+            code: .incompleteDataSyncEvent,
+            message: "a DataSync \(event.change) event for a \(event.kind) (\(event.objectId ?? "?") on "
+                + "\(event.channel)) left out \(missing.joined(separator: ", ")); it is delivered with those "
+                + "fields absent and its object unset. Later events of this shape are not reported.")
+    }
+}
+
+extension PubNubWarning.Code {
+    /// A DataSync create, update or delete event left out fields a stored object has (its
+    /// timestamps, eTag or class): it is still delivered as the change it names, with what it
+    /// carried (see ``PubNubDataSyncEntityEvent/missingFields``). Reported once per shape.
+    public static let incompleteDataSyncEvent = PubNubWarning.Code(rawValue: "incompleteDataSyncEvent")
 }
 
 extension RealtimeHub {

@@ -190,44 +190,71 @@ package enum DataSyncEventDecoder {
 
     // MARK: - Data
 
-    /// The metadata's class fields folded into `data` (where the service leaves them out), under
-    /// the REST names the models read.
-    private static func fields(
-        _ data: JSONValue, info: ClassInfo, classKey: String, versionKey: String, levelKey: String?
-    ) -> JSONObject {
-        var fields = data.objectValue ?? [:]
-        if let name = info.name { fields[classKey] = .string(name) }
-        if let version = info.version { fields[versionKey] = .int(Int64(version)) }
-        if let levelKey, let level = info.level { fields[levelKey] = .string(level.rawValue) }
-        return fields
+    /// The object's state as it arrived: what is present is read (a field of the wrong type is an
+    /// error), what is absent stays absent. The class fields come from the metadata (the service
+    /// does not repeat them in `data`), or from `data` under the REST names when an older sender
+    /// put them there.
+    private struct State {
+        var id: String
+        var className: String?
+        var classVersion: Int?
+        var classLevel: PubNubDataSyncClassLevel?
+        var status: String?
+        var payload: JSONValue?
+        var createdAt: Date?
+        var updatedAt: Date?
+        var expiresAt: Date?
+        var eTag: String?
+
+        init(_ reader: DataSyncWireReader, info: ClassInfo, classKey: String, versionKey: String) throws {
+            id = try reader.string("id")
+            className = try info.name ?? reader.optionalString(classKey)
+            classVersion = try info.version ?? reader.optionalInt(versionKey)
+            classLevel = info.level
+            status = try reader.optionalString("status")
+            payload = reader.payload()
+            createdAt = try reader.optionalDate("createdAt")
+            updatedAt = try reader.optionalDate("updatedAt")
+            expiresAt = try reader.optionalDate("expiresAt")
+            eTag = try reader.optionalString("eTag")
+        }
     }
 
     private static func entityState(
         _ data: JSONValue, kind: PubNubDataSyncKind, info: ClassInfo
     ) throws -> PubNubDataSyncEntityEvent {
-        var fields = fields(
-            data, info: info, classKey: "entityClass", versionKey: "entityClassVersion", levelKey: "entityClassLevel")
-        if fields["entityClass"] == nil {
-            if kind == .user { fields["entityClass"] = "User" }
-            if kind == .channel { fields["entityClass"] = "Channel" }
-        }
-        let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "entity"), value: .object(fields))
-        return PubNubDataSyncEntityEvent(kind: kind, entity: try PubNubDataSyncEntity(wire: reader))
+        let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "entity"), value: data)
+        var state = try State(reader, info: info, classKey: "entityClass", versionKey: "entityClassVersion")
+        if state.classLevel == nil { state.classLevel = try reader.classLevel("entityClassLevel") }
+        // A user or channel event names its class only when it is a subclass.
+        if state.className == nil, kind == .user { state.className = "User" }
+        if state.className == nil, kind == .channel { state.className = "Channel" }
+        return PubNubDataSyncEntityEvent(
+            kind: kind, id: state.id, className: state.className, classVersion: state.classVersion,
+            classLevel: state.classLevel, status: state.status, payload: state.payload, createdAt: state.createdAt,
+            updatedAt: state.updatedAt, expiresAt: state.expiresAt, eTag: state.eTag)
     }
 
     private static func relationshipState(
         _ data: JSONValue, kind: PubNubDataSyncKind, info: ClassInfo
     ) throws -> PubNubDataSyncRelationshipEvent {
-        var fields = fields(
-            data, info: info, classKey: "relationshipClass", versionKey: "relationshipClassVersion", levelKey: nil)
+        let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "relationship"), value: data)
+        var state = try State(reader, info: info, classKey: "relationshipClass", versionKey: "relationshipClassVersion")
+        let a: String
+        let b: String
         if kind == .membership {
             // The service names a membership's sides channelId/userId; older services sent them as A/B.
-            if let channelId = fields["channelId"], !channelId.isNull { fields["entityAId"] = channelId }
-            if let userId = fields["userId"], !userId.isNull { fields["entityBId"] = userId }
-            if fields["relationshipClass"] == nil { fields["relationshipClass"] = "Membership" }
+            a = try reader.optionalString("channelId") ?? reader.string("entityAId")
+            b = try reader.optionalString("userId") ?? reader.string("entityBId")
+            if state.className == nil { state.className = "Membership" }
+        } else {
+            a = try reader.string("entityAId")
+            b = try reader.string("entityBId")
         }
-        let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "relationship"), value: .object(fields))
-        return PubNubDataSyncRelationshipEvent(kind: kind, relationship: try PubNubDataSyncRelationship(wire: reader))
+        return PubNubDataSyncRelationshipEvent(
+            kind: kind, id: state.id, entityAId: a, entityBId: b, className: state.className,
+            classVersion: state.classVersion, status: state.status, payload: state.payload,
+            createdAt: state.createdAt, updatedAt: state.updatedAt, expiresAt: state.expiresAt, eTag: state.eTag)
     }
 
     private static func removedObject(
@@ -236,7 +263,7 @@ package enum DataSyncEventDecoder {
         let reader = try DataSyncWireReader(kind: "deleted object", value: data)
         return PubNubDataSyncRemovedObject(
             id: try reader.string("id"), className: info.name, classLevel: info.level, classVersion: info.version,
-            deletedAt: try reader.date("deletedAt"), endpoints: isLink ? .unknown : nil)
+            deletedAt: try reader.optionalDate("deletedAt"), endpoints: isLink ? .unknown : nil)
     }
 
     private static func kindName(_ kind: PubNubDataSyncKind, fallback: String) -> String {

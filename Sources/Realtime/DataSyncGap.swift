@@ -19,8 +19,11 @@ public struct PubNubDataSyncGap: Equatable, Sendable, CustomStringConvertible {
         /// The reason's name.
         public var description: String { rawValue }
 
-        /// One answer held at least `requestMessageCountThreshold` events: a catch-up may have run
-        /// past what the service buffers (status `requestMessageCountExceeded`).
+        /// The first answer of a catch-up (a reconnection that resumed from its timetoken, or a
+        /// subscribe from a given one) was full: the service queues a limited number of messages
+        /// per subscriber (100 by default, or `requestMessageCountThreshold` when set) and keeps
+        /// the newest, so older ones may have been dropped. ``PubNubDataSyncGap/status`` has the
+        /// category `requestMessageCountExceeded`.
         public static let tooManyEvents = Reason(rawValue: "tooManyEvents")
         /// Part of an answer could not be read and was skipped (status `malformedResponse`).
         public static let unreadableEvents = Reason(rawValue: "unreadableEvents")
@@ -68,9 +71,12 @@ public enum PubNubDataSyncUpdate: Equatable, Sendable {
 
 /// Finds gaps in the subscribe loop's statuses (operation `subscribe` only).
 ///
-/// - `requestMessageCountExceeded`: a gap at once (``PubNubDataSyncGap/Reason/tooManyEvents``).
-/// - `malformedResponse` not followed by a retry (envelopes or a body skipped while receiving): a
-///   gap (``PubNubDataSyncGap/Reason/unreadableEvents``).
+/// - A possible loss (``observePossibleLoss(_:)``: the first answer of a catch-up was full): a gap
+///   at once (``PubNubDataSyncGap/Reason/tooManyEvents``). The `requestMessageCountExceeded` status
+///   an app's threshold raises is not one: a live burst or the next page of a catch-up loses nothing.
+/// - `malformedResponse` while receiving and not retried (envelopes or a body skipped): a gap
+///   (``PubNubDataSyncGap/Reason/unreadableEvents``); retried, the answer is fetched again from its
+///   cursor and nothing is missed.
 /// - Any other error status, or `disconnected` for the loop, interrupts; the next `connected` or
 ///   `reconnected` either resumed from the timetoken it had (no gap) or started later
 ///   (``PubNubDataSyncGap/Reason/couldNotResume``). Nothing was missed when nothing had been
@@ -103,10 +109,11 @@ package struct DataSyncGapDetector: Sendable {
                 reason: .couldNotResume, lastKnownTimetoken: cursor, resumedAt: status.currentTimetoken,
                 status: status)
         case .requestMessageCountExceeded:
-            return PubNubDataSyncGap(
-                reason: .tooManyEvents, lastKnownTimetoken: status.lastTimetoken,
-                resumedAt: status.currentTimetoken, status: status)
-        case .malformedResponse where !status.willAutomaticallyRetry && state == .live:
+            return nil
+        case .malformedResponse where state == .live:
+            // While receiving, a retried one is an answer fetched again from its cursor: nothing
+            // skipped, and the loop never stopped. (A failed long-poll reports unexpectedDisconnect.)
+            guard !status.willAutomaticallyRetry else { return nil }
             return PubNubDataSyncGap(
                 reason: .unreadableEvents, lastKnownTimetoken: status.lastTimetoken,
                 resumedAt: status.currentTimetoken, status: status)
@@ -119,5 +126,15 @@ package struct DataSyncGapDetector: Sendable {
             }
             return nil
         }
+    }
+
+    /// A catch-up whose first answer was full (``SubscribeStateMachine/Effect/possibleLoss(_:)``):
+    /// events before it may be missing.
+    package mutating func observePossibleLoss(_ status: PubNubStatus) -> PubNubDataSyncGap? {
+        guard status.operation == .subscribe else { return nil }
+        state = .live
+        return PubNubDataSyncGap(
+            reason: .tooManyEvents, lastKnownTimetoken: status.lastTimetoken, resumedAt: status.currentTimetoken,
+            status: status)
     }
 }

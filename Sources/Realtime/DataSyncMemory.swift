@@ -1,5 +1,5 @@
-import Foundation
-import PubNubCore
+package import Foundation
+package import PubNubCore
 
 /// A map that keeps at most `capacity` keys, forgetting the one written longest ago first.
 ///
@@ -65,7 +65,9 @@ package struct BoundedRecentMap<Key: Hashable & Sendable, Value: Sendable>: Send
 /// A client subscribed to both sides of a link (or to an object and its neighbours) receives one
 /// change once per channel. With this on (the default) a receiver gets it once: creates and
 /// updates are recognized by kind, id, `updatedAt` and projection, deletes by kind, id and
-/// `deletedAt` (a delete is the same on every projection channel). The last ``window`` changes
+/// `deletedAt` (a delete is the same on every projection channel). An event that left the
+/// timestamp out is recognized by its eTag, or else by its publish timetoken, which only a copy
+/// redelivered on the same channel shares: such copies on other channels may each arrive. The last ``window`` changes
 /// are remembered; a copy arriving later than that is delivered again.
 ///
 /// ```swift
@@ -92,9 +94,22 @@ public struct PubNubDataSyncDeduplication: Hashable, Sendable {
 
 /// What recognizes two copies of one DataSync change.
 package struct DataSyncChangeKey: Hashable, Sendable {
+    /// What tells one change of an object from another.
+    package enum Stamp: Hashable, Sendable {
+        /// The object's `updatedAt` (creates and updates) or `deletedAt` (deletes).
+        case written(Date)
+        /// The version's eTag, for a create or update that left `updatedAt` out.
+        case version(String)
+        /// The envelope's timetoken, for an event that left out both: a copy delivered again on
+        /// the same channel (a catch-up replay) is recognized, while copies on other channels,
+        /// published with their own timetokens, may each arrive. Two different changes are never
+        /// taken for one.
+        case published(Timetoken)
+    }
+
     var kind: String
     var id: String
-    var stamp: Date
+    var stamp: Stamp
     /// `nil` for deletes, which every projection channel carries alike.
     var projection: String?
     var isDelete: Bool
@@ -103,19 +118,24 @@ package struct DataSyncChangeKey: Hashable, Sendable {
 extension PubNubDataSyncEvent {
     /// The key its copies share, or `nil` for an unknown change (never deduplicated).
     package var changeKey: DataSyncChangeKey? {
+        func stamp(_ date: Date?, eTag: String? = nil) -> DataSyncChangeKey.Stamp {
+            if let date { return .written(date) }
+            if let eTag { return .version(eTag) }
+            return .published(timetoken)
+        }
         if let state = entity {
             return DataSyncChangeKey(
-                kind: kind.rawValue, id: state.id, stamp: state.entity.updatedAt, projection: projection,
-                isDelete: false)
+                kind: kind.rawValue, id: state.id, stamp: stamp(state.updatedAt, eTag: state.eTag),
+                projection: projection, isDelete: false)
         }
         if let state = relationship {
             return DataSyncChangeKey(
-                kind: kind.rawValue, id: state.id, stamp: state.relationship.updatedAt, projection: projection,
-                isDelete: false)
+                kind: kind.rawValue, id: state.id, stamp: stamp(state.updatedAt, eTag: state.eTag),
+                projection: projection, isDelete: false)
         }
         if let removed {
             return DataSyncChangeKey(
-                kind: kind.rawValue, id: removed.id, stamp: removed.deletedAt, projection: nil, isDelete: true)
+                kind: kind.rawValue, id: removed.id, stamp: stamp(removed.deletedAt), projection: nil, isDelete: true)
         }
         return nil
     }

@@ -10,6 +10,9 @@ package final class ListenerStore: Sendable {
         package var status: @Sendable (PubNubStatus) -> Void
         package var finish: @Sendable () -> Void
         package var gap: @Sendable (PubNubDataSyncGap) -> Void = { _ in }
+        /// A catch-up that may follow dropped messages; only the SDK's own readers (live views)
+        /// ask for it, apps see the gap it makes.
+        package var possibleLoss: @Sendable (PubNubStatus) -> Void = { _ in }
     }
 
     package struct Closures: Sendable {
@@ -112,6 +115,13 @@ package final class ListenerStore: Sendable {
         return calls
     }
 
+    /// Yields a possible loss (``SubscribeStateMachine/Effect/possibleLoss(_:)``) to the streams
+    /// that asked for it.
+    package func deliverPossibleLoss(_ status: PubNubStatus) {
+        let sinks = state.withLock { Array($0.sinks.values) }
+        for sink in sinks { sink.possibleLoss(status) }
+    }
+
     /// Yields `gap` to the streams now, and returns the closure and listener calls for it.
     package func deliver(_ gap: PubNubDataSyncGap) -> [@Sendable () -> Void] {
         let (closures, sinks, listeners) = state.withLock { ($0.closures, Array($0.sinks.values), $0.listeners) }
@@ -164,6 +174,7 @@ package final class ListenerStore: Sendable {
         extract: @escaping @Sendable (PubNubEvent) -> Element?,
         status: (@Sendable (PubNubStatus) -> Element?)? = nil,
         gap: (@Sendable (PubNubDataSyncGap) -> Element?)? = nil,
+        possibleLoss: (@Sendable (PubNubStatus) -> Element?)? = nil,
         onEnd: @escaping @Sendable () -> Void = {}
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
@@ -177,6 +188,9 @@ package final class ListenerStore: Sendable {
             finish: { continuation.finish() },
             gap: { value in
                 if let element = gap?(value) { continuation.yield(element) }
+            },
+            possibleLoss: { value in
+                if let element = possibleLoss?(value) { continuation.yield(element) }
             })
         let id = Locked<UInt64?>(nil)
         continuation.onTermination = { [weak self] _ in

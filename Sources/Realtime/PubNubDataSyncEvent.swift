@@ -67,11 +67,21 @@ public struct PubNubDataSyncUnknownChange: Hashable, Sendable {
     }
 }
 
-/// The state of a created or updated user, channel or entity.
+/// The state of a created or updated user, channel or entity, as the event carried it.
+///
+/// The service sends the full object, but not every sender does (older services, and the stubs in
+/// PubNub's own SDK tests, leave out timestamps, the eTag or the class): the event's own fields
+/// are optional and hold exactly what arrived, never a stand-in. When everything a stored object
+/// has is there, ``entity`` and ``object`` give it as the model types; otherwise they are `nil`,
+/// ``missingFields`` names what was left out, and the fields that did arrive are still here.
 ///
 /// ```swift
-/// if let state = event.entity, case .user(let user) = state.object {
-///     print(user.id, user.payload ?? .null)
+/// if let state = event.entity {
+///     if case .user(let user)? = state.object {
+///         print(user.id, user.payload ?? .null)
+///     } else {
+///         print(state.id, "changed; the event did not say", state.missingFields)
+///     }
 /// }
 /// ```
 public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
@@ -87,24 +97,79 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
 
     /// `user`, `channel` or `custom`.
     public var kind: PubNubDataSyncKind
-    /// The full current state in its general form (class fields from the event's metadata).
-    public var entity: PubNubDataSyncEntity
+    /// The object's id.
+    public var id: String
+    /// The object's class, such as `User`, a subclass of it, or one of your classes, when the
+    /// event named it (a `user` or `channel` event that names none is of `User` or `Channel`).
+    public var className: String?
+    /// The class version, when the event said.
+    public var classVersion: Int?
+    /// Where the class is registered, when the event said.
+    public var classLevel: PubNubDataSyncClassLevel?
+    /// The application-defined status, when sent.
+    public var status: String?
+    /// The application-defined payload, when sent.
+    public var payload: JSONValue?
+    /// When the object was created, when the event said.
+    public var createdAt: Date?
+    /// When the object was last written, when the event said.
+    public var updatedAt: Date?
+    /// When the service will expire the object, when the event said.
+    public var expiresAt: Date?
+    /// The object's version tag, when the event carried it.
+    public var eTag: String?
 
-    /// Creates an entity event.
+    /// Creates an entity event from a complete object.
     public init(kind: PubNubDataSyncKind, entity: PubNubDataSyncEntity) {
-        self.kind = kind
-        self.entity = entity
+        self.init(
+            kind: kind, id: entity.id, className: entity.className, classVersion: entity.classVersion,
+            classLevel: entity.classLevel, status: entity.status, payload: entity.payload,
+            createdAt: entity.createdAt, updatedAt: entity.updatedAt, expiresAt: entity.expiresAt, eTag: entity.eTag)
     }
 
-    /// The object's id.
-    public var id: String { entity.id }
-    /// The object's class, such as `User`, a subclass of it, or one of your classes.
-    public var className: String { entity.className }
+    /// Creates an entity event from the fields an event carried; leave out what it did not.
+    public init(
+        kind: PubNubDataSyncKind, id: String, className: String? = nil, classVersion: Int? = nil,
+        classLevel: PubNubDataSyncClassLevel? = nil, status: String? = nil, payload: JSONValue? = nil,
+        createdAt: Date? = nil, updatedAt: Date? = nil, expiresAt: Date? = nil, eTag: String? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.className = className
+        self.classVersion = classVersion
+        self.classLevel = classLevel
+        self.status = status
+        self.payload = payload
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.eTag = eTag
+    }
+
+    /// The fields a stored object always has that this event left out, by their names in the
+    /// models (`className`, `classVersion`, `createdAt`, `updatedAt`, `eTag`); empty when the
+    /// event carried the whole object.
+    public var missingFields: [String] {
+        DataSyncMissingFields.of(
+            className: className, classVersion: classVersion, createdAt: createdAt, updatedAt: updatedAt, eTag: eTag)
+    }
+
+    /// Whether the event carried the whole object, so ``entity`` and ``object`` are set.
+    public var isComplete: Bool { missingFields.isEmpty }
+
+    /// The whole current state in its general form; `nil` when the event left out a field the
+    /// model requires (see ``missingFields``).
+    public var entity: PubNubDataSyncEntity? {
+        guard let className, let classVersion, let createdAt, let updatedAt, let eTag else { return nil }
+        return PubNubDataSyncEntity(
+            id: id, className: className, classVersion: classVersion, classLevel: classLevel, status: status,
+            payload: payload, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt, eTag: eTag)
+    }
 
     /// The state as a `PubNubDataSyncUser`, `PubNubDataSyncChannel` or `PubNubDataSyncEntity`,
-    /// by ``kind``.
-    public var object: Object {
-        let value = entity
+    /// by ``kind``; `nil` when the event left out a field the model requires.
+    public var object: Object? {
+        guard let value = entity else { return nil }
         switch kind {
         case .user:
             return .user(
@@ -126,10 +191,13 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
     }
 }
 
-/// The state of a created or updated membership or relationship.
+/// The state of a created or updated membership or relationship, as the event carried it.
 ///
-/// One `PubNubDataSyncRelationship` serves both: for a membership ``entityAId`` is the channel id
-/// and ``entityBId`` the user id, and ``object`` gives them back as `channelId` and `userId`.
+/// One container serves both: for a membership ``entityAId`` is the channel id and ``entityBId``
+/// the user id (the service sends them as `channelId` and `userId`; ``channelId`` and ``userId``
+/// give them back), and ``object`` narrows a complete state to `PubNubDataSyncMembership`. As for
+/// ``PubNubDataSyncEntityEvent``, the fields hold exactly what arrived: ``relationship`` and
+/// ``object`` are `nil` when the event left out a field the models require (``missingFields``).
 public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
     /// The state narrowed to the kind's own type.
     public enum Object: Hashable, Sendable {
@@ -141,27 +209,88 @@ public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
 
     /// `membership` or `custom`.
     public var kind: PubNubDataSyncKind
-    /// The full current state in its general form.
-    public var relationship: PubNubDataSyncRelationship
+    /// The object's id.
+    public var id: String
+    /// The object's class, such as `Membership` or one of your relationship classes, when the
+    /// event named it (a `membership` event that names none is of `Membership`).
+    public var className: String?
+    /// The class version, when the event said.
+    public var classVersion: Int?
+    /// The A side: the channel id of a membership.
+    public var entityAId: String
+    /// The B side: the user id of a membership.
+    public var entityBId: String
+    /// The application-defined status, when sent.
+    public var status: String?
+    /// The application-defined payload, when sent.
+    public var payload: JSONValue?
+    /// When the link was created, when the event said.
+    public var createdAt: Date?
+    /// When the link was last written, when the event said.
+    public var updatedAt: Date?
+    /// When the service will expire the link, when the event said.
+    public var expiresAt: Date?
+    /// The link's version tag, when the event carried it.
+    public var eTag: String?
 
-    /// Creates a relationship event.
+    /// Creates a relationship event from a complete object.
     public init(kind: PubNubDataSyncKind, relationship: PubNubDataSyncRelationship) {
-        self.kind = kind
-        self.relationship = relationship
+        self.init(
+            kind: kind, id: relationship.id, entityAId: relationship.entityAId, entityBId: relationship.entityBId,
+            className: relationship.className, classVersion: relationship.classVersion, status: relationship.status,
+            payload: relationship.payload, createdAt: relationship.createdAt, updatedAt: relationship.updatedAt,
+            expiresAt: relationship.expiresAt, eTag: relationship.eTag)
     }
 
-    /// The object's id.
-    public var id: String { relationship.id }
-    /// The object's class, such as `Membership` or one of your relationship classes.
-    public var className: String { relationship.className }
-    /// The A side: the channel id of a membership.
-    public var entityAId: String { relationship.entityAId }
-    /// The B side: the user id of a membership.
-    public var entityBId: String { relationship.entityBId }
+    /// Creates a relationship event from the fields an event carried; leave out what it did not.
+    public init(
+        kind: PubNubDataSyncKind, id: String, entityAId: String, entityBId: String, className: String? = nil,
+        classVersion: Int? = nil, status: String? = nil, payload: JSONValue? = nil, createdAt: Date? = nil,
+        updatedAt: Date? = nil, expiresAt: Date? = nil, eTag: String? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.className = className
+        self.classVersion = classVersion
+        self.entityAId = entityAId
+        self.entityBId = entityBId
+        self.status = status
+        self.payload = payload
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.eTag = eTag
+    }
 
-    /// The state as a `PubNubDataSyncMembership` or `PubNubDataSyncRelationship`, by ``kind``.
-    public var object: Object {
-        let value = relationship
+    /// A membership's channel id (its A side); `nil` for other kinds.
+    public var channelId: String? { kind == .membership ? entityAId : nil }
+    /// A membership's user id (its B side); `nil` for other kinds.
+    public var userId: String? { kind == .membership ? entityBId : nil }
+
+    /// The fields a stored link always has that this event left out (`className`,
+    /// `classVersion`, `createdAt`, `updatedAt`, `eTag`); empty when it carried the whole link.
+    public var missingFields: [String] {
+        DataSyncMissingFields.of(
+            className: className, classVersion: classVersion, createdAt: createdAt, updatedAt: updatedAt, eTag: eTag)
+    }
+
+    /// Whether the event carried the whole link, so ``relationship`` and ``object`` are set.
+    public var isComplete: Bool { missingFields.isEmpty }
+
+    /// The whole current state in its general form; `nil` when the event left out a field the
+    /// model requires (see ``missingFields``).
+    public var relationship: PubNubDataSyncRelationship? {
+        guard let className, let classVersion, let createdAt, let updatedAt, let eTag else { return nil }
+        return PubNubDataSyncRelationship(
+            id: id, className: className, classVersion: classVersion, entityAId: entityAId, entityBId: entityBId,
+            status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt,
+            eTag: eTag)
+    }
+
+    /// The state as a `PubNubDataSyncMembership` or `PubNubDataSyncRelationship`, by ``kind``;
+    /// `nil` when the event left out a field the models require.
+    public var object: Object? {
+        guard let value = relationship else { return nil }
         guard kind == .membership else { return .relationship(value) }
         return .membership(
             PubNubDataSyncMembership(
@@ -169,6 +298,20 @@ public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
                 channelId: value.entityAId, userId: value.entityBId, status: value.status, payload: value.payload,
                 createdAt: value.createdAt, updatedAt: value.updatedAt, expiresAt: value.expiresAt,
                 eTag: value.eTag))
+    }
+}
+
+enum DataSyncMissingFields {
+    static func of(className: String?, classVersion: Int?, createdAt: Date?, updatedAt: Date?, eTag: String?)
+        -> [String]
+    {
+        var missing: [String] = []
+        if className == nil { missing.append("className") }
+        if classVersion == nil { missing.append("classVersion") }
+        if createdAt == nil { missing.append("createdAt") }
+        if updatedAt == nil { missing.append("updatedAt") }
+        if eTag == nil { missing.append("eTag") }
+        return missing
     }
 }
 
@@ -194,8 +337,9 @@ public struct PubNubDataSyncRemovedObject: Hashable, Sendable {
     public var classLevel: PubNubDataSyncClassLevel?
     /// Its class version, when the event said.
     public var classVersion: Int?
-    /// When it was deleted.
-    public var deletedAt: Date
+    /// When it was deleted, when the event said (the service always does; some older senders
+    /// did not).
+    public var deletedAt: Date?
     /// For a membership or relationship, which two objects it linked (when this client knows);
     /// `nil` for users, channels and entities.
     public var endpoints: PubNubDataSyncEndpoints?
@@ -203,7 +347,7 @@ public struct PubNubDataSyncRemovedObject: Hashable, Sendable {
     /// Creates a removed object.
     public init(
         id: String, className: String? = nil, classLevel: PubNubDataSyncClassLevel? = nil, classVersion: Int? = nil,
-        deletedAt: Date, endpoints: PubNubDataSyncEndpoints? = nil
+        deletedAt: Date?, endpoints: PubNubDataSyncEndpoints? = nil
     ) {
         self.id = id
         self.className = className
@@ -296,6 +440,10 @@ public struct PubNubDataSyncEvent: Hashable, Sendable {
     }
 
     /// The id of the object that changed, whichever container holds it; `nil` for an unknown change.
+    ///
+    /// A create or update that left out fields (``PubNubDataSyncEntityEvent/missingFields``) is
+    /// still delivered as the change it names: its container has what arrived, and its `object`
+    /// is `nil`.
     public var objectId: String? { entity?.id ?? relationship?.id ?? removed?.id }
 
     /// The projection whose view this event carries, read from ``channel``: ``defaultProjection``

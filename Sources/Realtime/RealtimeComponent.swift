@@ -10,7 +10,9 @@ package final class RealtimeComponent: PubNubComponent {
     {
         let (inbox, continuation) = AsyncStream.makeStream(
             of: SubscribeStateMachine.Event.self, bufferingPolicy: .unbounded)
-        hub = RealtimeHub(inbox: continuation, completionContext: pipeline.configuration.completionContext)
+        hub = RealtimeHub(
+            inbox: continuation, completionContext: pipeline.configuration.completionContext,
+            warningHandler: pipeline.configuration.warningHandler)
         let loop = SubscribeLoop(pipeline: pipeline, hub: hub, unitRandom: unitRandom)
         self.loop = loop
         Task { await loop.run(inbox) }

@@ -61,11 +61,16 @@ package final class RealtimeHub: Sendable {
     /// DataSync state shared by every receiver: the sides of links seen, and the gap detector.
     private let dataSync = Locked(DataSyncHubState())
 
+    /// Where incomplete DataSync events are reported (the configuration's `warningHandler`).
+    private let warningHandler: (@Sendable (PubNubWarning) -> Void)?
+
     package init(
-        inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation, completionContext: PubNub.CompletionContext
+        inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation, completionContext: PubNub.CompletionContext,
+        warningHandler: (@Sendable (PubNubWarning) -> Void)? = nil
     ) {
         self.inbox = inbox
         self.completionContext = completionContext
+        self.warningHandler = warningHandler
     }
 
     // MARK: Subscribing
@@ -195,7 +200,8 @@ package final class RealtimeHub: Sendable {
         all.reserveCapacity(envelopes.count)
         for envelope in envelopes {
             let decoded = PubNubEvent(envelope: envelope)
-            let event = dataSync.withLock { $0.process(decoded) }
+            let (event, warning) = dataSync.withLock { $0.process(decoded) }
+            if let warning, let warningHandler { warningHandler(warning) }
             all.append(event)
             var seen: Set<ObjectIdentifier> = []
             for subscriber in subscribers {
@@ -225,6 +231,15 @@ package final class RealtimeHub: Sendable {
             calls += deliver(gap)
         }
         run(calls)
+    }
+
+    /// Tells the DataSync receivers that a catch-up may have followed dropped messages (see
+    /// ``SubscribeStateMachine/Effect/possibleLoss(_:)``); apps see only the gap it makes, and
+    /// the `requestMessageCountExceeded` status when they set a threshold.
+    package func deliverPossibleLoss(_ status: PubNubStatus) {
+        clientStore.deliverPossibleLoss(status)
+        guard let gap = dataSync.withLock({ $0.gaps.observePossibleLoss(status) }) else { return }
+        run(deliver(gap))
     }
 
     private func run(_ calls: [@Sendable () -> Void]) {

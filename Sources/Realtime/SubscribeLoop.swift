@@ -126,6 +126,8 @@ package actor SubscribeLoop {
                 status.retryCanceller = { hub.send(.cancelAutomaticRetry(id: retryID)) }
             }
             hub.deliver(status)
+        case .possibleLoss(let status):
+            hub.deliverPossibleLoss(status)
         case .leave(let channels, let groups):
             let call = RealtimeCalls.leave(
                 subscribeKey: pipeline.configuration.subscribeKey, channels: channels, groups: groups)
@@ -157,7 +159,8 @@ package actor SubscribeLoop {
         replace(
             .request,
             with: Task {
-                guard let event = await Self.perform(call, id: id, pipeline: pipeline) else { return }
+                guard let event = await Self.perform(call, id: id, pipeline: pipeline, isHandshake: cursor == nil)
+                else { return }
                 hub.send(event)
             })
     }
@@ -165,9 +168,9 @@ package actor SubscribeLoop {
     /// Sends one subscribe request and turns its outcome into a machine event; `nil` when the
     /// task was cancelled (the machine moved on).
     package static func perform(
-        _ call: ServicePipeline.Call, id: UInt64, pipeline: ServicePipeline
+        _ call: ServicePipeline.Call, id: UInt64, pipeline: ServicePipeline, isHandshake: Bool = false
     ) async -> SubscribeStateMachine.Event? {
-        let custom = PubNub.RequestConfiguration(timeout: pipeline.configuration.subscribeTimeout)
+        let custom = PubNub.RequestConfiguration(timeout: timeout(isHandshake: isHandshake, pipeline.configuration))
         let response: HTTPResponse
         do {
             let request = try pipeline.request(call, custom: custom)
@@ -178,6 +181,12 @@ package actor SubscribeLoop {
         }
         if Task.isCancelled { return nil }
         return event(for: response, id: id, filterExpression: pipeline.configuration.filterExpression)
+    }
+
+    /// A handshake is answered at once, so it gets the short ``PubNubConfiguration/handshakeTimeout``;
+    /// only a long-poll, which the service holds, needs ``PubNubConfiguration/subscribeTimeout``.
+    package static func timeout(isHandshake: Bool, _ configuration: PubNubConfiguration) -> Duration {
+        isHandshake ? configuration.handshakeTimeout : configuration.subscribeTimeout
     }
 
     /// The machine event for a subscribe answer.

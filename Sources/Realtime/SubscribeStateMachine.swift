@@ -23,7 +23,7 @@ package struct SubscribeStateMachine: Sendable {
 
         package init(
             policy: SubscribeReconnectionPolicy = .default, restore: Bool = true, suppressLeaveEvents: Bool = false,
-            requestMessageCountThreshold: Int = 100
+            requestMessageCountThreshold: Int = 0
         ) {
             self.policy = policy
             self.restore = restore
@@ -37,7 +37,19 @@ package struct SubscribeStateMachine: Sendable {
                 suppressLeaveEvents: configuration.suppressLeaveEvents,
                 requestMessageCountThreshold: configuration.requestMessageCountThreshold)
         }
+
+        /// How many messages in a catch-up answer mean the service's queue may have overflowed:
+        /// the threshold when the user set one (it then describes their keyset), otherwise the
+        /// service's default queue of ``serviceMessageQueue`` messages.
+        package var catchUpOverflowLimit: Int {
+            requestMessageCountThreshold > 0 ? requestMessageCountThreshold : SubscribeStateMachine.serviceMessageQueue
+        }
     }
+
+    /// The messages the service queues for a subscriber by default (pubsub-protocol §4.2): it
+    /// answers a catch-up with at most this many, and when more were published since the cursor
+    /// it keeps the newest, so a full catch-up answer may follow dropped messages.
+    package static let serviceMessageQueue = 100
 
     /// Why a request failed, as the loop classified the error or answer.
     package struct Failure: Hashable, Sendable {
@@ -100,6 +112,10 @@ package struct SubscribeStateMachine: Sendable {
         case deliver([SubscribeEnvelope])
         /// Report a status; `retryID` is the generation ``Event/cancelAutomaticRetry(id:)`` must name.
         case emitStatus(PubNubStatus, retryID: UInt64?)
+        /// A catch-up answer was full: the service may have dropped messages before it. Not a
+        /// status for the app (the category is announced only with a threshold set); it feeds the
+        /// DataSync gap detectors. The status says where (category `requestMessageCountExceeded`).
+        case possibleLoss(PubNubStatus)
         /// Send a presence `leave` for these names.
         case leave(channels: [String], groups: [String])
         /// Presence heartbeats now cover this set (empty: stop them).
@@ -120,6 +136,9 @@ package struct SubscribeStateMachine: Sendable {
     /// The cursor a long-poll was asked again from after its answer could not be parsed; a second
     /// unreadable answer from it moves on to the cursor salvaged from that answer.
     package private(set) var salvageRetryCursor: SubscribeCursor?
+    /// Whether the next answer is the first of a catch-up: the long-poll resumed from a stored or
+    /// given timetoken, so the service answers from its queue rather than with what is new.
+    package private(set) var isCatchingUp = false
 
     package init(settings: Settings) {
         self.settings = settings
@@ -254,11 +273,13 @@ package struct SubscribeStateMachine: Sendable {
 
     private mutating func received(_ response: SubscribeResponse) -> [Effect] {
         var effects: [Effect] = []
+        var isRefetching = false
         switch state {
         case .handshaking(let attempt):
             let next =
                 pendingTimetoken.map { SubscribeCursor(timetoken: $0, region: response.cursor.region) }
                 ?? response.cursor
+            isCatchingUp = pendingTimetoken != nil
             pendingTimetoken = nil
             advance(to: next)
             state = .receiving
@@ -270,20 +291,34 @@ package struct SubscribeStateMachine: Sendable {
                 // The answer's cursor was read but its messages were not: ask for them again from
                 // the cursor this long-poll was sent with, once, instead of skipping past them.
                 salvageRetryCursor = current
+                isRefetching = true
                 generation &+= 1
                 effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: current))
                 break
             }
             salvageRetryCursor = nil
+            let wasCatchingUp = isCatchingUp
+            isCatchingUp = false
             advance(to: response.cursor)
             if !response.envelopes.isEmpty { effects.append(.deliver(response.envelopes)) }
+            let count = response.envelopes.count
             let threshold = settings.requestMessageCountThreshold
-            if threshold > 0, response.envelopes.count >= threshold {
+            if threshold > 0, count >= threshold {
                 var exceeded = status(.requestMessageCountExceeded, .subscribe)
                 exceeded.isError = true
                 exceeded.errorData = PubNubStatus.ErrorData(
-                    information: "one answer held \(response.envelopes.count) messages (threshold \(threshold))")
+                    information: "one answer held \(count) messages (threshold \(threshold))")
                 effects.append(.emitStatus(exceeded, retryID: nil))
+            }
+            // Only the first answer of a catch-up can follow messages the service dropped: a
+            // live answer, or the next page of a catch-up, starts where the last one ended.
+            let limit = settings.catchUpOverflowLimit
+            if wasCatchingUp, count >= limit {
+                var overflow = status(.requestMessageCountExceeded, .subscribe)
+                overflow.errorData = PubNubStatus.ErrorData(
+                    information: "the first answer of a catch-up held \(count) messages, the service's queue holds "
+                        + "\(limit): older ones may have been dropped")
+                effects.append(.possibleLoss(overflow))
             }
             generation &+= 1
             effects.append(.receive(id: generation, channels: channels, groups: groups, cursor: response.cursor))
@@ -294,6 +329,8 @@ package struct SubscribeStateMachine: Sendable {
             var malformed = status(.malformedResponse, .subscribe)
             malformed.isError = true
             malformed.statusCode = 200
+            // The answer is fetched again from the same cursor, so nothing is skipped (yet).
+            malformed.willAutomaticallyRetry = isRefetching
             malformed.errorData = PubNubStatus.ErrorData(information: response.problems.joined(separator: "; "))
             effects.insert(.emitStatus(malformed, retryID: nil), at: 0)
         }

@@ -13,7 +13,10 @@
 public struct HTTPClientConfiguration: Sendable, Hashable {
     /// The timeout of the whole exchange for requests whose ``HTTPRequest/timeout`` is `nil`.
     public var defaultTimeout: Duration
-    /// How long establishing a connection (TCP and TLS) may take.
+    /// How long establishing a connection (TCP and TLS) may take: 5 s by default, so an
+    /// unreachable host fails fast even under a long-poll's long timeout. ``CurlHTTPClient``
+    /// applies it (`CURLOPT_CONNECTTIMEOUT_MS`); URLSession has no separate connect limit, so
+    /// ``URLSessionHTTPClient`` bounds connecting only by the request's own timeout.
     public var connectTimeout: Duration
     /// The largest response body accepted; a larger one fails with
     /// ``TransportError/Code-swift.struct/tooLarge``.
@@ -30,7 +33,8 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     /// - Parameters:
     ///   - defaultTimeout: The limit on a whole exchange for requests without their own
     ///     ``HTTPRequest/timeout``; 60 s by default.
-    ///   - connectTimeout: How long establishing TCP and TLS may take; 10 s by default.
+    ///   - connectTimeout: How long establishing TCP and TLS may take; 5 s by default (libcurl
+    ///     only: URLSession has no separate connect limit).
     ///   - maximumResponseBytes: The largest body accepted before the request fails with `tooLarge`; 64
     ///     MiB by default.
     ///   - maximumConnectionsPerHost: How many connections to one host may be open at once; 16 by
@@ -38,7 +42,7 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     ///   - certificateAuthorityFile: A PEM file of authorities to trust instead of the system's, for a
     ///     test server; `nil` (the default) trusts the system. Only ``CurlHTTPClient`` supports it.
     public init(
-        defaultTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
+        defaultTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(5),
         maximumResponseBytes: Int = 64 << 20, maximumConnectionsPerHost: Int = 16,
         certificateAuthorityFile: String? = nil
     ) {

@@ -44,9 +44,9 @@ struct ProjectionEndToEndTests {
                 seenBase.allSatisfy { $0.projection == PubNubDataSyncEvent.defaultProjection && $0.channel == "c1" })
             #expect(seenStats.allSatisfy { $0.projection == "stats" && $0.channel == "__stats__c1" })
             // Unfiltered fields are the same on both.
-            #expect(seenBase[1].entity?.entity.eTag == updated.eTag)
-            #expect(seenStats[1].entity?.entity.eTag == updated.eTag)
-            #expect(seenStats[0].entity?.entity.updatedAt == created.updatedAt)
+            #expect(seenBase[1].entity?.eTag == updated.eTag)
+            #expect(seenStats[1].entity?.eTag == updated.eTag)
+            #expect(seenStats[0].entity?.updatedAt == created.updatedAt)
             #expect(seenBase[2].removed?.deletedAt == seenStats[2].removed?.deletedAt)
 
             // The client sees each projection's create and update, and the (unfiltered) delete once.
@@ -172,8 +172,8 @@ struct GapEndToEndTests {
             #expect(gap.reason == .couldNotResume)
             #expect(gap.lastKnownTimetoken.map { $0 >= created.timetoken } == true)
             guard case .event(let next)? = await updates.next() else { throw RigFailure("no event after the gap") }
-            #expect(next.entity?.entity.eTag == seen.eTag)
-            #expect(next.entity?.entity.eTag != missed.eTag)
+            #expect(next.entity?.eTag == seen.eTag)
+            #expect(next.entity?.eTag != missed.eTag)
         }
     }
 }

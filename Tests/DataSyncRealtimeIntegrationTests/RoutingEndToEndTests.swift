@@ -57,7 +57,7 @@ struct RoutingEndToEndTests {
                     #expect(event.channel == id)
                     #expect(event.projection == PubNubDataSyncEvent.defaultProjection)
                 }
-                #expect(events[0..<2].map { $0.entity?.entity.eTag } == expected.eTags, "\(id)")
+                #expect(events[0..<2].map { $0.entity?.eTag } == expected.eTags, "\(id)")
                 #expect(events[2].removed?.id == id)
                 #expect(events[2].removed?.endpoints == nil, "\(id): users, channels and entities have no endpoints")
             }

@@ -12,7 +12,7 @@ private final class TokenWatcher: PubNubComponent {
 
 @Suite("Real-time settings on the configuration and the token-change hook")
 struct RealtimeSettingsTests {
-    @Test("the defaults: exponential reconnection without a limit, restore on, 300 s presence, 310 s subscribe timeout")
+    @Test("the defaults: unlimited exponential reconnection, restore, 10 s handshake and REST timeouts, no threshold")
     func defaults() {
         let configuration = PubNubConfiguration(publishKey: nil, subscribeKey: "s", userId: "u")
         #expect(configuration.subscribeReconnectionPolicy == .default)
@@ -23,8 +23,10 @@ struct RealtimeSettingsTests {
         #expect(!configuration.suppressLeaveEvents)
         #expect(configuration.filterExpression == nil)
         #expect(configuration.maintainPresenceState)
-        #expect(configuration.requestMessageCountThreshold == 100)
+        #expect(configuration.requestMessageCountThreshold == 0)
         #expect(configuration.subscribeTimeout == .seconds(310))
+        #expect(configuration.handshakeTimeout == .seconds(10))
+        #expect(configuration.requestTimeout == .seconds(10))
     }
 
     @Test("exponential delays double from the minimum up to the cap, plus the jitter fraction")

@@ -86,16 +86,22 @@ private func summary(_ event: PubNubDataSyncEvent) -> String {
     parts.append(event.classVersion.map(String.init) ?? "-")
     if let entity = event.entity {
         switch entity.object {
-        case .user(let user): parts.append("user:\(user.id)")
-        case .channel(let channel): parts.append("channel:\(channel.id)")
-        case .entity(let value): parts.append("entity:\(value.id)")
+        case .user(let user)?: parts.append("user:\(user.id)")
+        case .channel(let channel)?: parts.append("channel:\(channel.id)")
+        case .entity(let value)?: parts.append("entity:\(value.id)")
+        case nil: parts.append("partial:\(entity.id) missing \(entity.missingFields)")
         }
     }
     if let relationship = event.relationship {
         switch relationship.object {
-        case .membership(let membership):
+        case .membership(let membership)?:
             parts.append("membership:\(membership.id) \(membership.channelId)/\(membership.userId)")
-        case .relationship(let value): parts.append("relationship:\(value.id) \(value.entityAId)/\(value.entityBId)")
+        case .relationship(let value)?:
+            parts.append("relationship:\(value.id) \(value.entityAId)/\(value.entityBId)")
+        case nil:
+            parts.append(
+                "partial:\(relationship.id) \(relationship.entityAId)/\(relationship.entityBId) "
+                    + "missing \(relationship.missingFields)")
         }
     }
     if let removed = event.removed { parts.append("removed:\(removed.id)") }
@@ -282,17 +288,8 @@ struct DataSyncDecodingTests {
         ("data not an object", dataSync("create", "user", data: "alice"), "user", "data"),
         ("no data", ["metadata": ["event": "create", "type": "user", "source": "data-sync"]], "user", "data"),
         (
-            "create without updatedAt",
-            dataSync("create", "user", data: ["id": "alice", "eTag": "x", "createdAt": .string(created)]), "user",
-            "updatedAt"
-        ),
-        (
             "create with a bad timestamp", dataSync("create", "user", data: state("alice", ["updatedAt": "yesterday"])),
             "user", "updatedAt"
-        ),
-        (
-            "create without classVersion", dataSync("create", "user", version: nil, data: state("alice")), "user",
-            "ClassVersion"
         ),
         (
             "classVersion not a number", dataSync("create", "user", version: "one", data: state("alice")), "user",
@@ -302,7 +299,6 @@ struct DataSyncDecodingTests {
             "className not a string", dataSync("create", "entity", className: 5, data: state("e1")), "custom",
             "className"
         ),
-        ("custom entity without className", dataSync("create", "entity", data: state("e1")), "custom", "entityClass"),
         (
             "relationship without sides", dataSync("create", "relationship", className: "Enrolled", data: state("r1")),
             "custom", "entityAId"
@@ -311,17 +307,12 @@ struct DataSyncDecodingTests {
             "membership without a user", dataSync("create", "membership", data: state("m1", ["channelId": "chan-1"])),
             "membership", "entityBId"
         ),
-        ("delete without deletedAt", dataSync("delete", "channel", data: ["id": "c1"]), "channel", "deletedAt"),
         ("delete without id", dataSync("delete", "channel", data: ["deletedAt": .string(deleted)]), "channel", "id"),
-        (
-            "the older stub without timestamps",
-            dataSync(
-                "update", "membership", className: "Membership", level: "Global", version: "1",
-                data: ["id": "mem-1", "channelId": "channel-1", "userId": "user-1"]), "membership", "createdAt"
-        ),
     ]
 
-    @Test("malformed or unrecognized changes arrive as unknown with metadata and data attached", arguments: malformed)
+    @Test(
+        "an unknown event or type, or data that cannot be read (no id, no sides, a bad field) is unknown, data attached",
+        arguments: malformed)
     func unknown(name: String, payload: JSONValue, kind: String, reason: String) throws {
         let event = try #require(decodeOne(payload), "\(name): not a DataSync event")
         guard case .unknown(let change) = event.change else {
@@ -592,13 +583,14 @@ struct DataSyncMemoryTests {
             currentTimetoken: current, lastTimetoken: last, subscribedChannels: channels)
     }
 
-    @Test("the gap detector: overflow, skipped envelopes, and a reconnection that did not resume")
+    @Test("the gap detector: skipped envelopes and a reconnection that did not resume; a burst is no gap")
     func gapDetector() {
         typealias Step = (status: PubNubStatus, gap: PubNubDataSyncGap.Reason?, last: Timetoken?, resumed: Timetoken?)
         let steps: [Step] = [
             (Self.status(.connected, current: 10), nil, nil, nil),
             (Self.status(.connected, current: 10), nil, nil, nil),  // channels added while receiving
-            (Self.status(.requestMessageCountExceeded, current: 30, last: 20, error: true), .tooManyEvents, 20, 30),
+            // An app's threshold reached by a live answer: a burst, nothing missing.
+            (Self.status(.requestMessageCountExceeded, current: 30, last: 20, error: true), nil, nil, nil),
             (Self.status(.malformedResponse, current: 40, last: 30, error: true), .unreadableEvents, 30, 40),
             // Interrupted, then resumed from where it stopped: no gap.
             (Self.status(.unexpectedDisconnect, current: 40, error: true, retry: true), nil, nil, nil),
@@ -721,7 +713,7 @@ struct DataSyncDeliveryTests {
         #expect(client.all.filter { $0.change == .relationshipDeleted }.allSatisfy { $0.removed?.entityBId == "alice" })
     }
 
-    @Test("the stream of a DataSync entity's subscription yields its events, and dataSyncUpdates the gaps in order")
+    @Test("a DataSync entity's streams yield its events, and dataSyncUpdates the gap of a full catch-up in order")
     func streamsAndGap() async {
         let service = FakeService()
         let pubnub = makeClient(service, clock: ManualClock()) { $0.requestMessageCountThreshold = 2 }
@@ -734,6 +726,8 @@ struct DataSyncDeliveryTests {
         pubnub.onDataSyncGap = { clientGaps.append($0) }
         subscription.onDataSyncGap = { subscriptionGaps.append($0) }
         pubnub.addListener(listener)
+        // Catching up from a timetoken: a first answer that holds the queue may follow dropped events.
+        subscription.subscribe(with: 90)
         service.push(Answer.subscribe("100"))
         service.push(
             Answer.subscribe(

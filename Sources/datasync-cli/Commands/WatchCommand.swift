@@ -267,9 +267,8 @@ enum EventText {
             set("version", change.version)
             set("object", object(change))
             if let removed = change.removed {
-                var gone: [String: JSONValue] = [
-                    "id": .string(removed.id), "deletedAt": .string(isoDate(removed.deletedAt)),
-                ]
+                var gone: [String: JSONValue] = ["id": .string(removed.id)]
+                if let deletedAt = removed.deletedAt { gone["deletedAt"] = .string(isoDate(deletedAt)) }
                 if let name = removed.className { gone["className"] = .string(name) }
                 if let level = removed.classLevel { gone["classLevel"] = .string(level.rawValue) }
                 if let version = removed.classVersion { gone["classVersion"] = JSONValue(version) }
@@ -298,18 +297,48 @@ enum EventText {
     static func object(_ event: PubNubDataSyncEvent) -> JSONValue? {
         if let entity = event.entity {
             switch entity.object {
-            case .user(let user): return try? JSONValue(from: user)
-            case .channel(let channel): return try? JSONValue(from: channel)
-            case .entity(let object): return try? JSONValue(from: object)
+            case .user(let user)?: return try? JSONValue(from: user)
+            case .channel(let channel)?: return try? JSONValue(from: channel)
+            case .entity(let object)?: return try? JSONValue(from: object)
+            case nil:
+                return partial(
+                    id: entity.id, status: entity.status, payload: entity.payload, createdAt: entity.createdAt,
+                    updatedAt: entity.updatedAt, expiresAt: entity.expiresAt, eTag: entity.eTag,
+                    sides: [:])
             }
         }
         if let relationship = event.relationship {
             switch relationship.object {
-            case .membership(let membership): return try? JSONValue(from: membership)
-            case .relationship(let object): return try? JSONValue(from: object)
+            case .membership(let membership)?: return try? JSONValue(from: membership)
+            case .relationship(let object)?: return try? JSONValue(from: object)
+            case nil:
+                let sides: [String: String] =
+                    relationship.kind == .membership
+                    ? ["channelId": relationship.entityAId, "userId": relationship.entityBId]
+                    : ["entityAId": relationship.entityAId, "entityBId": relationship.entityBId]
+                return partial(
+                    id: relationship.id, status: relationship.status, payload: relationship.payload,
+                    createdAt: relationship.createdAt, updatedAt: relationship.updatedAt,
+                    expiresAt: relationship.expiresAt, eTag: relationship.eTag, sides: sides)
             }
         }
         return nil
+    }
+
+    /// An object as far as an incomplete event carried it: only the fields that arrived.
+    private static func partial(
+        id: String, status: String?, payload: JSONValue?, createdAt: Date?, updatedAt: Date?, expiresAt: Date?,
+        eTag: String?, sides: [String: String]
+    ) -> JSONValue {
+        var out: [String: JSONValue] = ["id": .string(id)]
+        for (key, value) in sides { out[key] = .string(value) }
+        if let status { out["status"] = .string(status) }
+        if let payload { out["payload"] = payload }
+        if let createdAt { out["createdAt"] = .string(isoDate(createdAt)) }
+        if let updatedAt { out["updatedAt"] = .string(isoDate(updatedAt)) }
+        if let expiresAt { out["expiresAt"] = .string(isoDate(expiresAt)) }
+        if let eTag { out["eTag"] = .string(eTag) }
+        return .object(out)
     }
 
     static func changeName(_ change: PubNubDataSyncChange) -> String {
