@@ -185,7 +185,8 @@ public actor Emulator {
             hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix))
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
-        Task {
+        // On the server's threads, like the handlers that wait for it (EmulatorHTTP).
+        _ = detachedHandlerTask {
             for await envelope in stream { await bus.publish(envelope) }
         }
     }

@@ -572,7 +572,8 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         let id = connection.id
-        let task = Task.detached { [self] in
+        // On the server's own threads, so a busy cooperative pool cannot hold the answer back.
+        let task = detachedHandlerTask { [self] in
             let response = await handler.handle(request)
             deliver(response, to: id)
         }

@@ -300,7 +300,7 @@ final class DataSyncService: EmulatorService {
 
     private func makeSweeper() -> Task<Void, Never> {
         let clock = self.clock
-        return Task { [weak self] in
+        return detachedHandlerTask { [weak self] in
             while !Task.isCancelled {
                 do {
                     try await clock.sleep(for: .seconds(1))

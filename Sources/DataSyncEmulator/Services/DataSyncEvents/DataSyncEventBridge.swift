@@ -37,7 +37,9 @@ final class DataSyncEventBridge: Sendable {
         let (stream, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .unbounded)
         queue = continuation
         let progress = progress
-        Task {
+        // A write's answer waits for this task (DataSyncEventGate): it runs on the server's
+        // threads, not on the cooperative pool the caller may keep busy.
+        _ = detachedHandlerTask {
             for await batch in stream {
                 let timetokens = await bus.publish(batch.envelopes)
                 var records: [PublishedDataSyncEvent] = []
