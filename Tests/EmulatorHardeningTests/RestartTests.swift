@@ -127,18 +127,23 @@ struct RestartTests {
             before = try await publish(first, 1)
         }
         // Forwards: still a day ahead of the system clock, and above the tokens of that day.
-        let second = try Emulator(configuration: configuration)
-        #expect(await second.currentTime.timeIntervalSinceNow > day - 3_600)
-        #expect(second.clock.isStopped == false)
-        let afterForward = try await publish(second, 2)
-        #expect(afterForward > before)
-        // Back: set an hour into the past; tokens still climb, in this run and the next.
         let past = Date(timeIntervalSinceNow: -3_600)
-        await second.setTime(past)
-        let afterBack = try await publish(second, 3)
-        #expect(afterBack > afterForward)
-        // `/time` draws from a sequence of its own (keysets are independent); it never goes back either.
-        let timeBefore = try await timeEndpoint(second)
+        var afterBack: UInt64 = 0
+        var timeBefore: UInt64 = 0
+        do {
+            // Scoped: the state file is locked for as long as an emulator on it lives.
+            let second = try Emulator(configuration: configuration)
+            #expect(await second.currentTime.timeIntervalSinceNow > day - 3_600)
+            #expect(second.clock.isStopped == false)
+            let afterForward = try await publish(second, 2)
+            #expect(afterForward > before)
+            // Back: set an hour into the past; tokens still climb, in this run and the next.
+            await second.setTime(past)
+            afterBack = try await publish(second, 3)
+            #expect(afterBack > afterForward)
+            // `/time` draws from a sequence of its own (keysets are independent); it never goes back either.
+            timeBefore = try await timeEndpoint(second)
+        }
         let third = try Emulator(configuration: configuration)
         #expect(third.clock.isStopped)
         #expect(abs(await third.currentTime.timeIntervalSince(past)) < 0.001)
@@ -159,11 +164,13 @@ struct RestartTests {
             #expect(await get(first, "\(base)/friends?remove=b").status == 200)
             #expect(await get(first, "\(base)/gone/remove").status == 200)
         }
-        let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
-        let groups = await second.bus.groupsSnapshot("demo")
-        #expect(groups == ["friends": ["a"]])
-        _ = try await publish(second, 1)
-        await second.resetKeyset("demo")
+        do {
+            let second = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
+            let groups = await second.bus.groupsSnapshot("demo")
+            #expect(groups == ["friends": ["a"]])
+            _ = try await publish(second, 1)
+            await second.resetKeyset("demo")
+        }
         let third = try Emulator(configuration: EmulatorConfiguration(stateFile: path))
         #expect(await third.bus.groupsSnapshot("demo").isEmpty)
         #expect(await third.bus.recentEvents("demo", after: nil, limit: 10).events.isEmpty)

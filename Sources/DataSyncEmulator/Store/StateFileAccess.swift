@@ -128,7 +128,7 @@ enum StateFileAccess {
             close(fd)
             throw error
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard takeLock(fd, lockPath) else {
             let code = errno
             let holder = (try? read(lockPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             close(fd)
@@ -144,6 +144,28 @@ enum StateFileAccess {
         let owner = Array("\(getpid())\n".utf8)
         if ftruncate(fd, 0) == 0 { _ = StatePersistence.writeAll(fd, owner, at: 0) }
         return fd
+    }
+
+    /// Takes the exclusive lock on `fd` without waiting on another process. When this process
+    /// holds it (an in-process emulator on the same file that was just released, whose last
+    /// reference may still be dropped on another thread a moment later), waits up to two seconds
+    /// for it to go: so "release the emulator, make a new one on the same file" restarts reliably
+    /// in a test, and two live emulators on one file still fail. False, with `errno` set, when the
+    /// lock stays taken.
+    private static func takeLock(_ fd: Int32, _ lockPath: String) -> Bool {
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EAGAIN, attempts < 400 else { return false }
+            let holder = (try? read(lockPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            guard holder.split(whereSeparator: \.isWhitespace).first == "\(getpid())"[...] else {
+                errno = code
+                return false
+            }
+            attempts += 1
+            usleep(5_000)
+        }
+        return true
     }
 
     private static func checkOwnedRegularFile(_ fd: Int32, _ path: String) throws(EmulatorError) {
