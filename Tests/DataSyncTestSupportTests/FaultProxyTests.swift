@@ -21,7 +21,7 @@ struct FaultProxyTests {
             return Rig(emulator: emulator, proxy: proxy, client: try PlatformHTTPClient.make())
         }
 
-        func time(timeout: Duration = .seconds(10)) async throws -> HTTPResponse {
+        func time(timeout: Duration = .seconds(30)) async throws -> HTTPResponse {
             try await client.send(
                 HTTPRequest(scheme: "http", host: "127.0.0.1", port: proxy.port, path: "/time/0", timeout: timeout))
         }

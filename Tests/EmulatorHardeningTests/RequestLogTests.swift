@@ -151,15 +151,24 @@ struct RequestLogTests {
             for index in 0..<20_000 { writer.write("line \(index) " + String(repeating: "x", count: 40)) }
             let dropped = writer.statistics.droppedLines
             let flushed = writer.flush(timeout: .milliseconds(100))
-            // Drain the pipe: the writer catches up, then says how many lines went missing.
+            // Drain the pipe until the writer has written all it held (it says how many lines
+            // went missing first); only then is there room for one more line.
             _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-            writer.write("after")
             var text = [UInt8]()
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(30)
             var chunk = [UInt8](repeating: 0, count: 65_536)
+            func drain() {
+                while true {
+                    let count = read(ends[0], &chunk, chunk.count)
+                    guard count > 0 else { return }
+                    text += chunk[0..<count]
+                }
+            }
+            repeat { drain() } while !writer.flush(timeout: .milliseconds(5)) && Date() < deadline
+            writer.write("after")
             while !String(decoding: text, as: UTF8.self).contains("after\n") && Date() < deadline {
-                let count = read(ends[0], &chunk, chunk.count)
-                if count > 0 { text += chunk[0..<count] } else { usleep(1000) }
+                drain()
+                usleep(1000)
             }
             return (dropped, flushed, String(decoding: text, as: UTF8.self))
         }

@@ -271,7 +271,7 @@ extension HTTPClientConformance {
 
     /// Cancellation and concurrency.
     static let concurrencyCases: [Case] = [
-        Case("cancel-held", "cancelling a held request ends it with cancelled within a second") { context in
+        Case("cancel-held", "cancelling a held request ends it with cancelled, not held by the server") { context in
             let client = try context.client()
             try await HTTPTestServer.with { server in
                 let clock = ContinuousClock()
@@ -292,9 +292,11 @@ extension HTTPClientConformance {
                 task.cancel()
                 let (error, finished) = await task.value
                 context.expectCode(error, .cancelled, "cancelled held request")
-                // The goal is 100 ms; the bound is generous because CI machines are shared.
+                // The goal is about 100 ms (the benchmarks measure it). The bound only has to tell a
+                // cancelled request from one left to the server, which holds it for an hour: on a
+                // loaded 2-core machine a cancellation was seen to take just over a second.
                 let latency = cancelled.duration(to: finished)
-                context.expect(latency < .seconds(1), "cancellation took \(latency)")
+                context.expect(latency < .seconds(10), "cancellation took \(latency)")
             }
         },
         Case("held-do-not-block", "requests held open do not stop other requests") { context in
