@@ -31,7 +31,9 @@ public struct PubNubStatus: Sendable, Equatable, CustomStringConvertible {
         public static let timeout = Category(rawValue: "timeout")
         /// The network failed (no route, connection lost, DNS).
         public static let networkIssues = Category(rawValue: "networkIssues")
-        /// One answer held at least `requestMessageCountThreshold` messages: some may be missing.
+        /// One subscribe answer held at least `requestMessageCountThreshold` messages (off when the
+        /// threshold is 0, the default). A hint that traffic is heavy, not a loss: the loop goes on
+        /// from the answer's cursor, and DataSync reports a real gap with `onDataSyncGap`.
         public static let requestMessageCountExceeded = Category(rawValue: "requestMessageCountExceeded")
         /// The loop subscribed to new channels or groups.
         public static let connected = Category(rawValue: "connected")
