@@ -1,9 +1,12 @@
 #include "CCurl.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 // The layout of libcurl's CURLMsg (multi.h): an enum, the easy handle, then a union whose
 // `result` member is a CURLcode (an int-sized enum) sharing space with a pointer.
@@ -153,6 +156,37 @@ int ccurl_easy_setopt_off_t(ccurl_easy *easy, int option, int64_t value) {
 
 int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback) {
     return curl.easy_setopt(easy, option, callback);
+}
+
+// libcurl's struct curl_sockaddr (curl.h), handed to CURLOPT_OPENSOCKETFUNCTION.
+struct ccurl_sockaddr {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+};
+
+#define CCURLOPT_OPENSOCKETFUNCTION 20163
+#define CCURL_SOCKET_BAD (-1)
+
+// Opens the socket libcurl asks for, close-on-exec: a process the app spawns must not inherit the
+// client's connections, or a connection the client closes (or the server resets) stays open in
+// the child and the client's peer never sees it go.
+static int ccurl_open_cloexec_socket(void *unused, int purpose, struct ccurl_sockaddr *address) {
+    (void)unused;
+    (void)purpose;
+#ifdef SOCK_CLOEXEC
+    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+#else
+    int fd = socket(address->family, address->socktype, address->protocol);
+    if (fd >= 0) (void)fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+#endif
+    return fd >= 0 ? fd : CCURL_SOCKET_BAD;
+}
+
+int ccurl_easy_use_cloexec_sockets(ccurl_easy *easy) {
+    return curl.easy_setopt(easy, CCURLOPT_OPENSOCKETFUNCTION, ccurl_open_cloexec_socket);
 }
 
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {

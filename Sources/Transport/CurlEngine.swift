@@ -452,6 +452,9 @@ final class CurlEngine: @unchecked Sendable {
         set(CCURLOPT_NOPROGRESS, 1, "NOPROGRESS")
         set(CCURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
         set(CCURLOPT_TCP_NODELAY, 1, "TCP_NODELAY")
+        // Connections are close-on-exec: a child process the app spawns must not keep one open
+        // after the client closed it (or the server reset it).
+        if ccurl_easy_use_cloexec_sockets(easy) != 0 { refused.append("OPENSOCKETFUNCTION") }
         set(CCURLOPT_SSL_VERIFYPEER, 1, "SSL_VERIFYPEER")
         set(CCURLOPT_SSL_VERIFYHOST, 2, "SSL_VERIFYHOST")
         if let authorities = configuration.certificateAuthorityFile {

@@ -135,6 +135,9 @@ int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
 int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_off_t(ccurl_easy *easy, int option, int64_t value);
 int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
+/// Makes every socket the handle opens close-on-exec (CURLOPT_OPENSOCKETFUNCTION), so processes
+/// the app spawns do not inherit its connections. Returns libcurl's CURLcode.
+int ccurl_easy_use_cloexec_sockets(ccurl_easy *easy);
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 const char *ccurl_easy_strerror(int code);
 
