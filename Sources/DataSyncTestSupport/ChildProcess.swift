@@ -27,6 +27,18 @@ package final class ChildProcess: @unchecked Sendable {
     /// Writing to a child that already exited must fail with EPIPE, not kill the tests.
     private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
+    #if canImport(Glibc)
+        /// `posix_spawn_file_actions_addclosefrom_np` where the C library has it (glibc 2.34 and
+        /// later), looked up at run time so older systems still build and run.
+        private typealias AddCloseFrom =
+            @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32)
+            -> Int32
+        private static let addCloseFrom: AddCloseFrom? = {
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+            return unsafeBitCast(symbol, to: AddCloseFrom.self)
+        }()
+    #endif
+
     /// Held from making a child's pipes to spawning it, so no other child of these tests
     /// inherits a pipe in the moment before it is marked close-on-exec.
     private static let spawnLock = NSLock()
@@ -63,6 +75,11 @@ package final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, input.read, 0)
         posix_spawn_file_actions_adddup2(&actions, out.write, 1)
         posix_spawn_file_actions_adddup2(&actions, mergingStandardError ? out.write : err.write, 2)
+        #if canImport(Glibc)
+            // The child gets standard input, output and error only: a socket it inherited would
+            // stay open after this process closed it (a reset connection would not reset).
+            if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
+        #endif
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -226,6 +226,7 @@ public final class FaultProxy: @unchecked Sendable {
             }
             let client = accept(socket, nil, nil)
             guard client >= 0 else { continue }
+            Self.closeOnExec(client)
             Self.configure(client)
             count(\.accepted)
             let thread = Thread { [self] in relay(client: client) }
@@ -376,6 +377,7 @@ public final class FaultProxy: @unchecked Sendable {
             let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { throw FaultProxyError(message: "socket() failed: errno \(errno)") }
+        closeOnExec(socket)
         var one: Int32 = 1
         let size = socklen_t(MemoryLayout<Int32>.size)
         _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, size)
@@ -434,6 +436,12 @@ public final class FaultProxy: @unchecked Sendable {
         #if canImport(Darwin)
             _ = setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
+    }
+
+    /// Keeps `socket` out of processes a test spawns: a child holding a copy would keep a
+    /// connection the proxy resets or closes open, and the client would never see the fault.
+    private static func closeOnExec(_ socket: Int32) {
+        _ = fcntl(socket, F_SETFD, fcntl(socket, F_GETFD) | FD_CLOEXEC)
     }
 
     /// Closes `socket` with a TCP RST instead of an orderly FIN.

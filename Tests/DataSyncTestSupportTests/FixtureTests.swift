@@ -1,5 +1,6 @@
 import DataSync
 import DataSyncTestSupport
+import Foundation
 import Testing
 import Transport
 
@@ -64,5 +65,30 @@ struct FixtureTests {
         #expect(scripted.requestCount == 4)
         #expect(clock.requestedSleeps.count == 3)
         #expect(clock.requestedSleeps.allSatisfy { $0 >= .seconds(1) })
+    }
+}
+
+/// `ChildProcess` hands a child its standard input, output and error and nothing else, so a
+/// socket or pipe of the test process never stays open in a child after the test closed it.
+@Suite("Child processes inherit nothing else")
+struct ChildProcessInheritanceTests {
+    @Test("a descriptor left inheritable is not open in the child")
+    func noStrayDescriptors() async throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        // Descriptor 200, deliberately without close-on-exec.
+        try #require(dup2(ends[0], 200) == 200)
+        defer {
+            close(200)
+            close(ends[0])
+            close(ends[1])
+        }
+        try #require(fcntl(200, F_GETFD) & FD_CLOEXEC == 0)
+        let child = try ChildProcess(executable: "sh", arguments: ["-c", "ls /proc/self/fd 2>/dev/null || ls /dev/fd"])
+        let result = try await child.finish(timeout: .seconds(30))
+        #expect(result.status == 0)
+        let open = Set(result.standardOutput.split(whereSeparator: \.isNewline).map(String.init))
+        #expect(open.contains("1"), "the listing looks wrong: \(open)")
+        #expect(!open.contains("200"), "the child inherited descriptor 200: \(open)")
     }
 }
