@@ -176,7 +176,7 @@ let package = Package(
             name: "RealtimeIntegrationTests",
             dependencies: [
                 "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "EmulatorHTTP", "DataSyncTestSupport",
-                "JSONCore", "Transport", "PubNubCrypto",
+                "JSONCore", "Transport", "PubNubCrypto", "DataSync",
             ]),
         .testTarget(
             name: "DataSyncTestSupportTests",
