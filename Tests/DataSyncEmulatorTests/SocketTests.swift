@@ -57,7 +57,9 @@ private func blockingExchange(port: UInt16, _ request: String) throws -> (status
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count < 0 { throw SocketError(message: "recv failed") }
+        // A signal (a child process of another test ending) interrupts a recv with a timeout set.
+        if count < 0, errno == EINTR { continue }
+        if count < 0 { throw SocketError(message: "recv failed: errno \(errno)") }
         if count == 0 { break }
         received += chunk[0..<count]
     }

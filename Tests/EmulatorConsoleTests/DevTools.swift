@@ -64,8 +64,12 @@ final class BlockingSocket: @unchecked Sendable {
     /// Reads more bytes into the buffer; false at end of stream.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count < 0 { throw BrowserFailure(description: "no answer from the browser (timeout)") }
+        var count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        // A signal (a child process of another test ending) interrupts a recv with a timeout set.
+        while count < 0, errno == EINTR {
+            count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        }
+        if count < 0 { throw BrowserFailure(description: "no answer from the browser (errno \(errno))") }
         if count == 0 { return false }
         buffer += chunk[0..<count]
         return true
