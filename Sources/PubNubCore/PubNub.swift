@@ -85,8 +85,11 @@ public final class PubNub: Sendable {
         self.tokenStore = tokenStore
         pipeline = ServicePipeline(configuration: configuration, origin: origin, tokenStore: tokenStore)
         components = PubNubComponents()
-        if let handler = configuration.warningHandler, case .success(let parsed) = origin {
-            for warning in PubNubWarning.warnings(for: parsed) { handler(warning) }
+        if case .success(let parsed) = origin {
+            for warning in PubNubWarning.warnings(for: parsed) {
+                configuration.warningHandler?(warning)
+                configuration.logger?.log(.warning, .network, warning.description)
+            }
         }
     }
 

@@ -50,6 +50,7 @@ extension PubNubConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "validatesFiltersLocally": validatesFiltersLocally,
                 "cryptoModule": cryptoModule.map { "\($0)" } as Any,
                 "warningHandler": warningHandler == nil ? "none" : "set",
+                "logger": logger.map { "\(type(of: $0)) from \($0.minimumLevel)" } ?? "none",
                 "subscribeReconnectionPolicy": subscribeReconnectionPolicy,
                 "restore": restore,
                 "presenceTimeout": presenceTimeout,

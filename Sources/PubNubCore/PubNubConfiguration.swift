@@ -85,6 +85,16 @@ public struct PubNubConfiguration: Sendable {
     /// ```
     public var cryptoModule: CryptoModule?
 
+    /// Receives the SDK's log records (``PubNubLogger``): HTTP requests and answers (`network`),
+    /// the subscribe loop's statuses (`subscribe`), heartbeats (`presence`), decryption failures
+    /// (`crypto`), gaps and incomplete events (`datasync`). `nil`, the default, logs nothing and
+    /// formats nothing. Records never hold a key or a token.
+    ///
+    /// ```swift
+    /// configuration.logger = StandardErrorLogger(minimumLevel: .debug)
+    /// ```
+    public var logger: (any PubNubLogger)?
+
     /// Receives each ``PubNubWarning`` once, when a client with this configuration is created:
     /// today that is ``PubNubWarning/Code/insecureConnection`` for plain HTTP to a host that is not
     /// this machine. By default ``PubNubWarning/standardErrorHandler`` writes one line to standard

@@ -65,8 +65,16 @@ package struct ServicePipeline: Sendable {
                         underlying: error)
                 }
         }
+        // With a logger that wants network records, every attempt is logged (inside the retry,
+        // after auth, so the line shows the token's place, redacted).
+        let logging: [any HTTPMiddleware] =
+            configuration.logger.map { logger in
+                logger.wants(.network)
+                    ? [LoggingMiddleware(sink: NetworkLogSink(logger: logger), includesHeaders: false)] : []
+            } ?? []
         middlewares =
             [AuthMiddleware(store: tokenStore, provider: configuration.tokenProvider)] + configuration.middlewares
+            + logging
     }
 
     /// The full HTTP request for `call`: origin, path, the operation query plus `uuid` and `pnsdk`

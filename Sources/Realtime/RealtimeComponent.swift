@@ -12,7 +12,7 @@ package final class RealtimeComponent: PubNubComponent {
             of: SubscribeStateMachine.Event.self, bufferingPolicy: .unbounded)
         hub = RealtimeHub(
             inbox: continuation, completionContext: pipeline.configuration.completionContext,
-            warningHandler: pipeline.configuration.warningHandler)
+            warningHandler: pipeline.configuration.warningHandler, logger: pipeline.configuration.logger)
         let loop = SubscribeLoop(pipeline: pipeline, hub: hub, unitRandom: unitRandom)
         self.loop = loop
         Task { await loop.run(inbox) }

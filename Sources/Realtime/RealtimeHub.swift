@@ -63,14 +63,17 @@ package final class RealtimeHub: Sendable {
 
     /// Where incomplete DataSync events are reported (the configuration's `warningHandler`).
     private let warningHandler: (@Sendable (PubNubWarning) -> Void)?
+    /// The configuration's logger: statuses, gaps and incomplete events are logged too.
+    private let logger: (any PubNubLogger)?
 
     package init(
         inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation, completionContext: PubNub.CompletionContext,
-        warningHandler: (@Sendable (PubNubWarning) -> Void)? = nil
+        warningHandler: (@Sendable (PubNubWarning) -> Void)? = nil, logger: (any PubNubLogger)? = nil
     ) {
         self.inbox = inbox
         self.completionContext = completionContext
         self.warningHandler = warningHandler
+        self.logger = logger
     }
 
     // MARK: Subscribing
@@ -201,7 +204,10 @@ package final class RealtimeHub: Sendable {
         for envelope in envelopes {
             let decoded = PubNubEvent(envelope: envelope)
             let (event, warning) = dataSync.withLock { $0.process(decoded) }
-            if let warning, let warningHandler { warningHandler(warning) }
+            if let warning {
+                warningHandler?(warning)
+                logger?.log(.warning, .datasync, warning.description)
+            }
             all.append(event)
             var seen: Set<ObjectIdentifier> = []
             for subscriber in subscribers {
@@ -226,11 +232,25 @@ package final class RealtimeHub: Sendable {
 
     /// Reports a status to the client-level listeners and the status streams.
     package func deliver(_ status: PubNubStatus) {
+        if let logger { Self.log(status, to: logger) }
         var calls = clientStore.deliver(status)
         if let gap = dataSync.withLock({ $0.gaps.observe(status) }) {
+            logger?.log(.warning, .datasync, "\(gap)")
             calls += deliver(gap)
         }
         run(calls)
+    }
+
+    /// A status as a log record: errors the loop retries by itself at `warning`, errors it does
+    /// not at `error`, everything else at `info`; heartbeats under `presence`, decryption under
+    /// `crypto`, the rest under `subscribe`.
+    private static func log(_ status: PubNubStatus, to logger: any PubNubLogger) {
+        let level: PubNubLogLevel =
+            !status.isError ? .info : status.willAutomaticallyRetry ? .warning : .error
+        let category: PubNubLogCategory =
+            status.category == .decryptionError
+            ? .crypto : status.operation == .heartbeat ? .presence : .subscribe
+        logger.log(level, category, status.description)
     }
 
     /// Tells the DataSync receivers that a catch-up may have followed dropped messages (see
@@ -239,6 +259,7 @@ package final class RealtimeHub: Sendable {
     package func deliverPossibleLoss(_ status: PubNubStatus) {
         clientStore.deliverPossibleLoss(status)
         guard let gap = dataSync.withLock({ $0.gaps.observePossibleLoss(status) }) else { return }
+        logger?.log(.warning, .datasync, "\(gap)")
         run(deliver(gap))
     }
 

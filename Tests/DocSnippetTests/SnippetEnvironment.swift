@@ -14,7 +14,7 @@ enum SnippetEnvironment {
     static let guides = [
         "DataSyncGuide.md", "JSONCore.md", "JSONPatch.md", "Transport.md", "Authentication.md",
         "EmulatorHTTPServer.md", "Encryption.md", "FilterLanguage.md", "Realtime.md", "RealtimeFaults.md",
-        "DataSyncRealtime.md", "Messaging.md", "Emulator.md", "LiveViews.md",
+        "DataSyncRealtime.md", "Messaging.md", "Emulator.md", "LiveViews.md", "Logging.md",
     ]
 
     /// The package root: this file is `Tests/DocSnippetTests/SnippetEnvironment.swift`.
