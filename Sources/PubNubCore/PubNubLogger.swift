@@ -13,6 +13,7 @@ public enum PubNubLogLevel: Int, Comparable, Sendable, CaseIterable, CustomStrin
     /// Something went wrong that the app must handle (a call that failed for good).
     case error = 3
 
+    /// Whether `lhs` is less serious than `rhs`.
     public static func < (lhs: PubNubLogLevel, rhs: PubNubLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// `debug`, `info`, `warning` or `error`.
