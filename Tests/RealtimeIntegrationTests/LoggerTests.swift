@@ -24,13 +24,11 @@ struct LoggerTests {
     @Test("network and subscribe records, a failure the loop retries at warning, the token never written")
     func recordsTellWhatHappened() async throws {
         let book = LogBook()
-        try await withRealtime(
-            .curl,
-            configure: { configuration in
-                configuration.authToken = Self.token
-                configuration.logger = ClosureLogger(minimumLevel: .debug) { book.add($0) }
-            }
-        ) { fixture in
+        let configure: (inout PubNubConfiguration) -> Void = { configuration in
+            configuration.authToken = Self.token
+            configuration.logger = ClosureLogger(minimumLevel: .debug) { book.add($0) }
+        }
+        try await withRealtime(.curl, configure: configure) { fixture in
             try await fixture.goLive()
             try await fixture.faultAfterDelivering(.status(500), 4)
             await fixture.waitFor(.unexpectedDisconnect)
@@ -53,12 +51,10 @@ struct LoggerTests {
     @Test("a logger from warning up gets no request lines and no routine statuses")
     func minimumLevelFilters() async throws {
         let book = LogBook()
-        try await withRealtime(
-            .curl,
-            configure: { configuration in
-                configuration.logger = ClosureLogger(minimumLevel: .warning) { book.add($0) }
-            }
-        ) { fixture in
+        let configure: (inout PubNubConfiguration) -> Void = { configuration in
+            configuration.logger = ClosureLogger(minimumLevel: .warning) { book.add($0) }
+        }
+        try await withRealtime(.curl, configure: configure) { fixture in
             try await fixture.goLive()
             try await fixture.faultAfterDelivering(.status(500), 4)
             await fixture.waitFor(.unexpectedDisconnect)
