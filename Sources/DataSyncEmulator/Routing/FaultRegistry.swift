@@ -212,7 +212,7 @@ final class FaultRegistry: Sendable {
 
     private static func matches(_ rule: FaultRule, _ request: ServerRequest, family: FaultFamily) -> Bool {
         if rule.family != .any, rule.family != family { return false }
-        if let method = rule.method, request.method.uppercased() != method { return false }
+        if let method = rule.method, request.method.uppercased() != method.uppercased() { return false }
         if let prefix = rule.pathPrefix, !request.rawPath.hasPrefix(prefix) { return false }
         if let channel = rule.channel, !channels(of: request, family: family).contains(channel) { return false }
         return true
