@@ -111,7 +111,8 @@ let package = Package(
         ),
         // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
         .executableTarget(
-            name: "datasync-cli", dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator"]),
+            name: "datasync-cli",
+            dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport"]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
         .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),

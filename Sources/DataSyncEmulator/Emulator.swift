@@ -96,8 +96,10 @@ public actor Emulator {
     nonisolated let bus: PubSubBus
     /// Turns DataSync writes into real-time events (`e: 5`) on the bus, from the change feed.
     nonisolated let dataSyncEvents: DataSyncEventBridge
-    /// Faults queued for the pub/sub and presence routes.
+    /// Faults queued for the pub/sub and presence routes (``injectFault(_:on:count:)``).
     nonisolated let faults = FaultPlan()
+    /// Faults for every route family, injected by the router (``addFault(_:)``, `/_emulator/v1/faults`).
+    nonisolated let faultRegistry: FaultRegistry
     /// Envelopes posted with ``post(_:)``, drained onto the bus in order.
     private nonisolated let posted: AsyncStream<ServerEnvelope>.Continuation
     /// Hands each request to the service that claims it.
@@ -175,14 +177,17 @@ public actor Emulator {
             pubSubKeysets: configuration.pubSub.keysets)
         self.admin = admin
         // The admin service comes first: the reserved prefix is never anyone else's.
-        let adminServices: [any EmulatorService] = configuration.admin.enabled ? [AdminService(admin: admin)] : []
+        let faultRegistry = FaultRegistry(clock: clock)
+        self.faultRegistry = faultRegistry
+        let adminServices: [any EmulatorService] =
+            configuration.admin.enabled ? [AdminService(admin: admin, faults: faultRegistry)] : []
         router = EmulatorRouter(
             services: adminServices + [
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
             ],
             authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog,
-            hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix))
+            hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix), faults: faultRegistry)
         let (stream, continuation) = AsyncStream<ServerEnvelope>.makeStream(bufferingPolicy: .unbounded)
         posted = continuation
         // On the server's threads, like the handlers that wait for it (EmulatorHTTP).
@@ -232,8 +237,33 @@ public actor Emulator {
         faults.add(fault, on: route, count: count)
     }
 
-    /// Removes every queued fault.
-    public nonisolated func clearFaults() { faults.clear() }
+    /// Removes every queued fault: those from ``injectFault(_:on:count:)`` and those from
+    /// ``addFault(_:)`` or the admin routes.
+    public nonisolated func clearFaults() {
+        faults.clear()
+        faultRegistry.clear()
+    }
+
+    /// Queues `rule` for every route family it matches, after the rules already queued, and
+    /// returns its entry (its id removes it again). The same registry backs
+    /// `/_emulator/v1/faults`, so rules added here are listed there and the other way round.
+    @discardableResult
+    public nonisolated func addFault(_ rule: FaultRule) -> FaultEntry { faultRegistry.add(rule) }
+
+    /// The rules ``addFault(_:)`` and the admin routes queued, oldest first, with what is left of each.
+    public nonisolated var faultEntries: [FaultEntry] { faultRegistry.entries }
+
+    /// Removes one queued rule; false when no rule has `id` (it fired its last time or was removed).
+    @discardableResult
+    public nonisolated func removeFault(id: String) -> Bool { faultRegistry.remove(id: id) }
+
+    /// How many requests a `delay` or `blackhole` fault holds right now, so a test can move the
+    /// clock once they wait.
+    public nonisolated var faultHeldCount: Int { faultRegistry.heldCount }
+
+    /// Restarts the draws that decide probabilistic faults from `seed`, so a test sees the same
+    /// firings every run.
+    public nonisolated func seedFaults(_ seed: UInt64) { faultRegistry.reseed(seed) }
 
     /// How many subscribe long-polls are held right now.
     public nonisolated var heldSubscribeCount: Int { bus.waiters.count }

@@ -4,7 +4,7 @@ import JSONCore
 
 /// The emulator's own routes under the reserved prefix `/_emulator` (Documentation/Emulator.md,
 /// "Admin routes" and "Web console"): the web console's files, and the admin API (`/v1/…`) to
-/// reset, export and import state, read and move the clock, and feed the console.
+/// reset, export and import state, read and move the clock, queue faults, and feed the console.
 ///
 /// The router asks this service first, and no PubNub or DataSync path starts with `/_emulator`
 /// (subscribe keys only ever appear after a service's own prefix), so no keyset path can reach an
@@ -18,6 +18,8 @@ struct AdminService: EmulatorService {
     static let consolePath = prefix + "/console/"
 
     let admin: EmulatorAdmin
+    /// The faults `/v1/faults` lists, adds and removes.
+    let faults: FaultRegistry
 
     func claims(_ request: ServerRequest) -> Bool {
         let path = request.rawPath
@@ -134,6 +136,15 @@ struct AdminService: EmulatorService {
                     subscribeKey: value("keyset"), after: value("after").flatMap { UInt64($0) },
                     messagesAfter: value("messagesAfter").flatMap { UInt64($0) },
                     limit: Self.limit(value("limit"), default: 100), wait: Self.wait(value("wait"))))
+        case ["faults"]:
+            if let refusal = only("GET", "POST", "DELETE") { return refusal }
+            return faultsRoute(method: method, body: request.body)
+        case let rest where rest.count == 2 && rest[0] == "faults":
+            if let refusal = only("DELETE") { return refusal }
+            guard faults.remove(id: rest[1]) else {
+                return AdminWire.error(404, "no fault \(rest[1]) (it fired its last time, or was removed)")
+            }
+            return AdminWire.json(["removed": .string(rest[1])])
         default:
             break
         }
@@ -158,6 +169,29 @@ struct AdminService: EmulatorService {
             }
         }
         return AdminWire.error(404, "no such admin route: \(request.rawPath)")
+    }
+
+    /// `GET` lists the queued faults, `POST` adds one (answering its entry with `201`), `DELETE`
+    /// removes them all.
+    private func faultsRoute(method: String, body: [UInt8]) -> ServerResponse {
+        switch method {
+        case "GET":
+            return AdminWire.json(["faults": .array(faults.entries.map(\.json))])
+        case "DELETE":
+            return AdminWire.json(["cleared": .int(Int64(faults.clear()))])
+        default:
+            let json: JSONValue
+            do {
+                json = try JSONValue(parsing: body)
+            } catch {
+                return AdminWire.error(400, "body: not JSON (\(error)); send one fault such as {\"kind\":\"reset\"}")
+            }
+            do {
+                return AdminWire.json(faults.add(try FaultRule(json: json)).json, status: 201)
+            } catch {
+                return AdminWire.error(400, error.description)
+            }
+        }
     }
 
     private struct Refusal: Error {

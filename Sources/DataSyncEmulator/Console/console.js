@@ -4,7 +4,7 @@
 // same DataSync REST paths the SDK uses (so the service's rules, access control included, apply
 // to the console too); the admin API under /_emulator/v1 supplies what the REST API has no
 // route for: keysets, histories, presence, the request log, the live stream, the clock, reset,
-// export and import. Everything from the server is rendered with textContent, never as HTML.
+// export and import, and the faults panel. Everything from the server is rendered with textContent, never as HTML.
 "use strict";
 
 const ADMIN = "/_emulator/v1";
@@ -676,6 +676,108 @@ async function loadPresence() {
   }
 }
 
+// MARK: Faults
+
+// One line per queued fault: what it does, to which requests, and how much of it is left.
+function describeFault(fault) {
+  let what = fault.kind;
+  if (fault.kind === "status") what += " " + fault.status;
+  if (fault.seconds !== undefined) what += ` ${fault.seconds}s`;
+  if (fault.bytes !== undefined) what += ` ${fault.bytes} bytes`;
+  const filters = [fault.family];
+  if (fault.method) filters.push(fault.method);
+  if (fault.pathPrefix) filters.push(fault.pathPrefix + "*");
+  if (fault.channel) filters.push("#" + fault.channel);
+  let left = fault.remaining === null ? "no end" : `${fault.remaining} left`;
+  if (fault.probability !== undefined) left += `, p=${fault.probability}`;
+  return `${fault.id} ${what} on ${filters.join(" ")} (${left}, fired ${fault.fired})`;
+}
+
+async function loadFaults() {
+  const list = $("faults");
+  let items;
+  try {
+    const body = await admin("/faults");
+    items = (body.faults || []).map((fault) => {
+      const item = document.createElement("li");
+      item.className = "fault";
+      item.dataset.id = fault.id;
+      const text = document.createElement("span");
+      text.textContent = describeFault(fault);
+      text.title = text.textContent;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.textContent = "Remove";
+      remove.addEventListener("click", () => removeFault(fault.id));
+      item.append(text, remove);
+      return item;
+    });
+    if (!items.length) {
+      const empty = document.createElement("li");
+      empty.className = "muted";
+      empty.textContent = "No faults queued.";
+      items.push(empty);
+    }
+  } catch (error) {
+    const failed = document.createElement("li");
+    failed.className = "error";
+    failed.textContent = error.message;
+    items = [failed];
+  }
+  list.replaceChildren(...items);
+}
+
+function showFaultFields() {
+  const kind = $("fault-kind").value;
+  $("fault-status").hidden = kind !== "status";
+  $("fault-seconds").hidden = kind !== "delay" && kind !== "blackhole";
+}
+
+async function addFault(event) {
+  event.preventDefault();
+  const kind = $("fault-kind").value;
+  const fault = { kind, family: $("fault-family").value };
+  // Empty fields go as they are, so the emulator names the field that is missing.
+  if (kind === "status") fault.status = $("fault-status").value === "" ? null : Number($("fault-status").value);
+  if (kind === "delay" || kind === "blackhole") {
+    fault.seconds = $("fault-seconds").value === "" ? null : Number($("fault-seconds").value);
+  }
+  const channel = $("fault-channel").value.trim();
+  if (channel) fault.channel = channel;
+  if ($("fault-count").value !== "") fault.count = Number($("fault-count").value);
+  const error = $("fault-error");
+  try {
+    await admin("/faults", {
+      method: "POST",
+      body: JSON.stringify(fault),
+      headers: { "Content-Type": "application/json" },
+    });
+    error.hidden = true;
+  } catch (failure) {
+    error.textContent = "Fault refused: " + failure.message;
+    error.hidden = false;
+  }
+  loadFaults();
+}
+
+async function removeFault(id) {
+  try {
+    await admin("/faults/" + segment(id), { method: "DELETE" });
+  } catch (error) {
+    notify("Could not remove the fault: " + error.message);
+  }
+  loadFaults();
+}
+
+async function clearFaults() {
+  try {
+    await admin("/faults", { method: "DELETE" });
+  } catch (error) {
+    notify("Could not clear the faults: " + error.message);
+  }
+  loadFaults();
+}
+
 // MARK: Live streams (the emulator's own long-polls)
 
 function prepend(list, item) {
@@ -853,6 +955,9 @@ async function start() {
   loadClock();
   setInterval(loadClock, 2000);
   setInterval(loadPresence, 5000);
+  // Requests use faults up: the list follows without a reload.
+  loadFaults();
+  setInterval(loadFaults, 2000);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -908,6 +1013,9 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   for (const box of document.querySelectorAll("#live input[data-kind]")) box.addEventListener("change", applyEventFilters);
   $("hide-console").addEventListener("change", applyRequestFilter);
+  $("fault-kind").addEventListener("change", showFaultFields);
+  $("fault-form").addEventListener("submit", addFault);
+  $("faults-clear").addEventListener("click", clearFaults);
   $("secret-form").addEventListener("submit", (event) => {
     event.preventDefault();
     state.secret = $("secret-input").value.trim();

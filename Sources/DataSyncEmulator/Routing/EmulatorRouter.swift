@@ -16,6 +16,10 @@ import Foundation
 /// protection, ``EmulatorConfiguration/allowedHosts``), answers CORS preflights on the service
 /// routes and adds `Access-Control-Allow-Origin: *` to their answers (never on `/_emulator/`).
 ///
+/// Faults queued in the emulator's ``FaultRegistry`` are injected here, after the host check and
+/// before the authorizer, so every route family gets them the same way and the admin routes never
+/// do.
+///
 /// An absolute-form request (`GET http://host:port/path`) is read as its origin form
 /// (`GET /path`), the target's authority standing in for `Host`.
 ///
@@ -43,6 +47,8 @@ public struct EmulatorRouter: ServerHandler {
     let hostPolicy: HostPolicy?
     /// CORS on the service routes; nil sends no CORS header.
     let cors: CORSPolicy?
+    /// Faults injected before a service answers (never on the admin routes); nil injects none.
+    let faults: FaultRegistry?
 
     /// Creates a router over `services`; earlier services win when several claim a request.
     public init(services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)? = nil) {
@@ -51,13 +57,14 @@ public struct EmulatorRouter: ServerHandler {
 
     init(
         services: [any EmulatorService], authorizer: (any EmulatorAuthorizer)?, requestLog: RequestLog?,
-        hostPolicy: HostPolicy? = nil, cors: CORSPolicy? = nil
+        hostPolicy: HostPolicy? = nil, cors: CORSPolicy? = nil, faults: FaultRegistry? = nil
     ) {
         self.services = services
         self.authorizer = authorizer
         self.requestLog = requestLog
         self.hostPolicy = hostPolicy
         self.cors = cors
+        self.faults = faults
     }
 
     /// The service that would answer `request`, or nil when none claims it.
@@ -134,6 +141,8 @@ public struct EmulatorRouter: ServerHandler {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }
+        // A fault may hold or replace the answer: decide it on the asynchronous path, once.
+        if let faults, faults.mightMatch(request) { return nil }
         guard let authorizer else { return service.respondImmediately(to: request) }
         switch authorizer.authorizeImmediately(request) {
         case nil:
@@ -154,6 +163,15 @@ public struct EmulatorRouter: ServerHandler {
         guard let service = service(for: request) else {
             return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
         }
+        // Before the authorizer, as a failing balancer or network answers before the service
+        // looks at credentials.
+        if let faults, let (action, family) = faults.take(request) {
+            return await faults.apply(action, family: family) { await serve(request, by: service) }
+        }
+        return await serve(request, by: service)
+    }
+
+    private func serve(_ request: ServerRequest, by service: any EmulatorService) async -> ServerResponse {
         guard let authorizer else { return await service.respond(to: request) }
         switch await authorizer.authorize(request) {
         case .allow:

@@ -52,7 +52,9 @@ enum DataSyncCLI {
     static func rootCommand() -> Command<CommandAction> {
         var subcommands = ObjectKind.allCases.map(ObjectCommands.command)
         subcommands += MessagingCommands.commands
-        subcommands += [WatchCommand.command, EmulatorCommand.command, helpCommand, versionCommand]
+        subcommands += [
+            WatchCommand.command, EmulatorCommand.command, FaultsCommand.command, helpCommand, versionCommand,
+        ]
         return Command(
             name: "datasync", summary: "the PubNub DataSync command line",
             discussion:

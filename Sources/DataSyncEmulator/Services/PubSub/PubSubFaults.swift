@@ -3,7 +3,9 @@ import JSONCore
 
 /// A group of pub/sub routes a fault can be aimed at.
 public struct PubSubRoute: RawRepresentable, Sendable, Hashable {
-    /// The route name, as in the `route` of the fault control endpoint.
+    /// The route name (`publish`, `presence`…). These routes are for
+    /// ``Emulator/injectFault(_:on:count:)`` only; faults added over HTTP (`/_emulator/v1/faults`)
+    /// or with ``Emulator/addFault(_:)`` name a ``FaultFamily`` instead.
     public var rawValue: String
 
     /// Creates a route from its name.

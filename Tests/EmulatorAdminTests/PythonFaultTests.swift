@@ -1,0 +1,39 @@
+import DataSyncEmulator
+import DataSyncTestSupport
+import Foundation
+import JSONCore
+import Testing
+
+/// The interpreter with PubNub's Python SDK (10.8.0); CI always sets it.
+private let faultsPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// The driver script: it queues faults over HTTP itself, with no Swift on the client side.
+private let faultsInteropScript = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/faults_interop.py")
+
+/// PubNub's Python SDK against faults queued over `/_emulator/v1/faults`. Runs when
+/// `PUBNUB_PYTHON` is set and then fails on any disagreement.
+@Suite("Faults over HTTP meet PubNub's Python SDK", .enabled(if: faultsPython != nil), .timeLimit(.minutes(1)))
+struct PythonFaultTests {
+    @Test("publish 500, here-now 503 and a reset time call fail once, then the SDK's next call succeeds")
+    func pythonMeetsFaults() async throws {
+        let python = try #require(faultsPython)
+        try await withServed { served in
+            let child = try ChildProcess(
+                executable: python, arguments: [faultsInteropScript.path, "http://127.0.0.1:\(served.port)"])
+            let result = try await child.finish(timeout: .seconds(50))
+            let report = "exit \(result.status)\n\(result.standardOutput)\n\(result.standardError)"
+            #expect(result.status == 0, "\(report)")
+            let lines = result.standardOutput.split(separator: "\n").compactMap {
+                try? JSONValue(parsing: Array($0.utf8))
+            }
+            let cases = lines.filter { $0["case"] != nil }
+            #expect(cases.map { $0["case"] } == ["publish", "here_now", "time"], "\(report)")
+            #expect(cases.map { $0["first"]?["error"] } == [true, true, true], "\(report)")
+            #expect(cases.map { $0["first"]?["status"] } == [500, 503, .null], "\(report)")
+            #expect(cases.map { $0["second"]?["error"] } == [false, false, false], "\(report)")
+            #expect(lines.last == ["remaining": []], "\(report)")
+            #expect(served.emulator.faultEntries.isEmpty)
+        }
+    }
+}

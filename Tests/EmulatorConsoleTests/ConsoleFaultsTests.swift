@@ -1,0 +1,106 @@
+import DataSyncEmulator
+import DataSyncTestSupport
+import Foundation
+import JSONCore
+import Testing
+import Transport
+
+/// The console's Faults panel in headless Chromium: it lists the emulator's queued faults, follows
+/// them as requests use them up, adds one from its form (showing the emulator's refusal, which
+/// names the field), removes one and clears them all.
+///
+/// Like the other browser tests: it must run and pass when `CHROMIUM` is set.
+@Suite("Console faults panel in headless Chromium", .serialized)
+struct ConsoleFaultsTests {
+    @Test(
+        "the faults panel lists, adds, removes and clears faults",
+        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
+        .timeLimit(.minutes(3)))
+    func faultsPanel() async throws {
+        let executable = try #require(Chromium.executable)
+        let artifacts = try ConsoleBrowserTests.artifacts()
+        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let base = try await emulator.start()
+        let browser: Chromium
+        do {
+            browser = try await Chromium.launch(
+                executable, log: artifacts.appendingPathComponent("chromium-faults.log"))
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        do {
+            try await drive(emulator: emulator, base: base, browser: browser, artifacts: artifacts)
+        } catch {
+            await browser.stop()
+            await emulator.stop()
+            throw error
+        }
+        await browser.stop()
+        await emulator.stop()
+    }
+
+    private func drive(emulator: Emulator, base: URL, browser: Chromium, artifacts: URL) async throws {
+        let page = try await DevToolsPage.connect(port: browser.port)
+        try await page.call(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false])
+        try await page.call("Page.enable")
+        let console = try #require(await emulator.consoleURL)
+        try await page.call("Page.navigate", ["url": .string(console.absoluteString + "#keyset=demo")])
+        try await page.waitUntil("document.documentElement.dataset.ready === '1'", "the console to load")
+        try await page.waitUntil(
+            "document.getElementById('faults').textContent.includes('No faults queued.')", "the empty faults list")
+
+        // A fault queued elsewhere appears, and the list follows as a request uses it.
+        emulator.addFault(FaultRule(.status(503, body: nil), family: .time, count: 2))
+        try await page.waitUntil(
+            #"document.querySelector('#faults li[data-id="f1"]')?.textContent.includes('f1 status 503 on time (2 left')"#,
+            "the fault added in process")
+        let host = try #require(base.host)
+        let port = try #require(base.port)
+        let time = try await CurlHTTPClient().send(
+            HTTPRequest(method: .get, scheme: "http", host: host, port: port, path: "/time/0"))
+        #expect(time.status == 503)
+        try await page.waitUntil(
+            #"document.querySelector('#faults li[data-id="f1"]')?.textContent.includes('(1 left, fired 1)')"#,
+            "the count going down")
+
+        // The form: the fields follow the kind, and a refusal names the field.
+        _ = try await page.evaluate(
+            "const k = document.getElementById('fault-kind'); k.value = 'delay'; k.dispatchEvent(new Event('change'))")
+        #expect(try await page.evaluate("document.getElementById('fault-status').hidden") == true)
+        #expect(try await page.evaluate("document.getElementById('fault-seconds').hidden") == false)
+        _ = try await page.evaluate("document.getElementById('fault-form').requestSubmit()")
+        try await page.waitUntil(
+            "!document.getElementById('fault-error').hidden && "
+                + "document.getElementById('fault-error').textContent.includes('seconds:')",
+            "the emulator's refusal naming seconds")
+        #expect(emulator.faultEntries.count == 1)
+        _ = try await page.evaluate(
+            "document.getElementById('fault-seconds').value = '5'; "
+                + "document.getElementById('fault-family').value = 'publish'; "
+                + "document.getElementById('fault-channel').value = 'alerts'; "
+                + "document.getElementById('fault-count').value = '3'; "
+                + "document.getElementById('fault-form').requestSubmit()")
+        try await page.waitUntil(
+            #"document.querySelector('#faults li[data-id="f2"]')?.textContent.includes('f2 delay 5s on publish #alerts (3 left')"#,
+            "the fault added from the form")
+        #expect(try await page.evaluate("document.getElementById('fault-error').hidden") == true)
+        let added = try #require(emulator.faultEntries.last)
+        #expect(added.rule == FaultRule(.delay(.seconds(5)), family: .publish, channel: "alerts", count: 3))
+        try await ConsoleBrowserTests.screenshot(page, to: artifacts.appendingPathComponent("console-faults.png"))
+
+        // Remove one, then clear the rest.
+        _ = try await page.evaluate(#"document.querySelector('#faults li[data-id="f1"] button').click()"#)
+        try await page.waitUntil(
+            #"!document.querySelector('#faults li[data-id="f1"]') && !!document.querySelector('#faults li[data-id="f2"]')"#,
+            "f1 removed")
+        #expect(emulator.faultEntries.map(\.id) == ["f2"])
+        _ = try await page.evaluate("document.getElementById('faults-clear').click()")
+        try await page.waitUntil(
+            "document.getElementById('faults').textContent.includes('No faults queued.')", "every fault cleared")
+        #expect(emulator.faultEntries.isEmpty)
+        #expect(try await page.evaluate("JSON.stringify(window.__consoleErrors)") == "[]")
+    }
+}
