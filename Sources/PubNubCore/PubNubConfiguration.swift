@@ -147,6 +147,19 @@ public struct PubNubConfiguration: Sendable {
     /// sent just before an outage ends is given up and retried in seconds, not minutes.
     public var handshakeTimeout: Duration = .seconds(10)
 
+    /// How often the subscribe loop asks the origin for its time (`/time/0`, with this as its
+    /// timeout too) while it waits to reconnect after it lost the connection: 2 s by default, `nil`
+    /// for never.
+    ///
+    /// Any answer ends the wait at once (with up to 250 ms of jitter), so once the network heals
+    /// the loop is back within about one interval plus a round trip, however long the
+    /// ``subscribeReconnectionPolicy`` made the wait. Probes are sent only during waits longer than
+    /// the interval that follow a failure to connect, a lost connection or a timeout, never after an
+    /// error answer (a 5xx or a 429 keeps its full delay), and they stop when the loop reconnects,
+    /// is stopped or the client is released. See "Recovering after an outage" in
+    /// Documentation/Realtime.md.
+    public var reconnectionProbeInterval: Duration? = .seconds(2)
+
     /// The heartbeat interval in force: ``heartbeatInterval`` or the one derived from
     /// ``presenceTimeout``; `.zero` when heartbeats are off.
     public var effectiveHeartbeatInterval: Duration {

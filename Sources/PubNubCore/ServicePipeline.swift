@@ -47,6 +47,9 @@ package struct ServicePipeline: Sendable {
     package let transport: Result<any HTTPClient, PubNubError>
     /// Auth first (so every retry attempt carries the current token), then the user's middlewares.
     package let middlewares: [any HTTPMiddleware]
+    /// Where the outcome of each request to the origin is reported (see ``exchange(_:chain:custom:reportsOriginHealth:)``);
+    /// shared by every copy of this pipeline.
+    package let originHealth = OriginHealth()
 
     /// Assembles the pipeline of a client: its transport (the configured one, or the platform's
     /// default backend), the auth middleware over `tokenStore`, then the configured middlewares.
@@ -102,9 +105,14 @@ package struct ServicePipeline: Sendable {
     /// (per request, else the configuration's) bounds every attempt and wait together. For callers that read error answers
     /// themselves (a `Retry-After` on 429, a pub/sub error array).
     ///
+    /// Unless `reportsOriginHealth` is `false` (the subscribe loop's own requests), the outcome of
+    /// a request to this pipeline's origin is reported to ``originHealth``: any answer as
+    /// reachable, a connection that could not be made, was lost or timed out as such. On the
+    /// retrying chain that is the outcome after the retries.
+    ///
     /// - Throws: `PubNubError` mapped from the transport or a middleware (see ``map(_:)``).
     package func exchange(
-        _ request: HTTPRequest, chain: Chain, custom: PubNub.RequestConfiguration
+        _ request: HTTPRequest, chain: Chain, custom: PubNub.RequestConfiguration, reportsOriginHealth: Bool = true
     ) async throws(PubNubError) -> HTTPResponse {
         let base: any HTTPClient
         if let override = custom.transport {
@@ -127,11 +135,24 @@ package struct ServicePipeline: Sendable {
         }
         let client: any HTTPClient = links.isEmpty ? base : MiddlewareClient(client: base, middlewares: links)
         if Task.isCancelled { throw Self.cancelled(CancellationError()) }
+        let sequence = reportsOriginHealth && isOwnOrigin(request) ? originHealth.begin() : nil
         do {
-            return try await client.send(request)
+            let response = try await client.send(request)
+            if let sequence { originHealth.report(.answered, sequence: sequence) }
+            return response
         } catch {
+            if let sequence, !Task.isCancelled, let outcome = OriginHealth.outcome(for: error) {
+                originHealth.report(outcome, sequence: sequence)
+            }
             throw Self.map(error)
         }
+    }
+
+    /// Whether `request` goes to this pipeline's origin (a call may be sent elsewhere, such as a
+    /// file upload to storage, and says nothing about the origin then).
+    private func isOwnOrigin(_ request: HTTPRequest) -> Bool {
+        guard case .success(let origin) = origin else { return false }
+        return request.host == origin.host && request.port == origin.port && request.scheme == origin.scheme
     }
 
     /// Sends `request` and returns its 2xx answer.

@@ -32,6 +32,10 @@ package enum RealtimeCalls {
             query: query)
     }
 
+    /// `GET /time/0`: the cheapest request the origin answers, sent to learn that it can be
+    /// reached again while the loop waits to reconnect.
+    package static let probe = ServicePipeline.Call(method: .get, path: "/time/0")
+
     /// `GET /v2/presence/sub-key/{sub}/channel/{channels}/heartbeat`.
     package static func heartbeat(
         subscribeKey: String, channels: [String], groups: [String], presenceTimeout: Duration,

@@ -15,10 +15,19 @@ package final class RealtimeComponent: PubNubComponent {
             warningHandler: pipeline.configuration.warningHandler, logger: pipeline.configuration.logger)
         let loop = SubscribeLoop(pipeline: pipeline, hub: hub, unitRandom: unitRandom)
         self.loop = loop
+        originHealth = pipeline.originHealth
+        // The hub only queues the signal for the loop, which filters and acts on it in order with
+        // everything else; the closure holds the hub, never the client.
+        let hub = self.hub
+        originObserver = pipeline.originHealth.addObserver { signal in hub.send(.origin(signal)) }
         Task { await loop.run(inbox) }
     }
 
+    private let originHealth: OriginHealth
+    private let originObserver: UInt64
+
     package func shutDown() {
+        originHealth.removeObserver(originObserver)
         hub.shutDown()
         loop.shutDownNow()
     }

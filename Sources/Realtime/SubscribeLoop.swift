@@ -28,6 +28,9 @@ package actor SubscribeLoop {
     private let hub: RealtimeHub
     private let unitRandom: @Sendable () -> Double
     private var heartbeatNames = SubscriptionNames()
+    /// ``OriginHealth/mark()`` when the current request or reconnection wait began: signals of
+    /// requests that started before it are older news than what the loop knows.
+    private var originMark: UInt64 = 0
     /// Cancelled synchronously by ``shutDownNow()``, so the long-poll ends even before the actor
     /// runs again.
     private nonisolated let tasks = Locked(Tasks())
@@ -57,6 +60,7 @@ package actor SubscribeLoop {
     package var cursor: SubscribeCursor? { machine.cursor }
 
     package func handle(_ event: SubscribeStateMachine.Event) {
+        if case .origin(let signal) = event, signal.sequence <= originMark { return }
         let effects = machine.handle(event)
         hub.loopReceiving(
             machine.state == .receiving ? SubscriptionNames(channels: machine.channels, groups: machine.groups) : nil)
@@ -97,21 +101,44 @@ package actor SubscribeLoop {
             replace(.request, with: nil)
             replace(.timer, with: nil)
         case .scheduleReconnect(let id, let attempt, let retryAfter):
-            let delay =
-                retryAfter
-                ?? pipeline.configuration.subscribeReconnectionPolicy.delay(
-                    beforeAttempt: attempt, unitRandom: unitRandom())
-            let clock = pipeline.configuration.clock
+            var connection: SubscribeStateMachine.ConnectionFailure?
+            if case .reconnecting(_, let failure) = machine.state { connection = failure.connection }
+            let configuration = pipeline.configuration
+            let delay = Self.reconnectionDelay(
+                policy: configuration.subscribeReconnectionPolicy, attempt: attempt, retryAfter: retryAfter,
+                connection: connection, unitRandom: unitRandom())
+            var probeInterval: Duration?
+            if connection != nil, let interval = configuration.reconnectionProbeInterval, interval > .zero,
+                delay > interval
+            {
+                probeInterval = interval
+            }
+            originMark = pipeline.originHealth.mark()
+            let pipeline = self.pipeline
             let hub = self.hub
             replace(.request, with: nil)
             replace(
                 .timer,
                 with: Task {
-                    do {
-                        try await clock.sleep(for: delay)
-                    } catch {
-                        return
+                    guard await Self.wait(delay, probingEvery: probeInterval, pipeline: pipeline) else { return }
+                    hub.send(.reconnectTimerFired(id: id))
+                })
+        case .reconnectSoon(let id):
+            let jitter = Self.reconnectSoonJitter(
+                policy: pipeline.configuration.subscribeReconnectionPolicy, unitRandom: unitRandom())
+            let clock = pipeline.configuration.clock
+            let hub = self.hub
+            replace(
+                .timer,
+                with: Task {
+                    if jitter > .zero {
+                        do {
+                            try await clock.sleep(for: jitter)
+                        } catch {
+                            return
+                        }
                     }
+                    guard !Task.isCancelled else { return }
                     hub.send(.reconnectTimerFired(id: id))
                 })
         case .deliver(let envelopes):
@@ -155,6 +182,7 @@ package actor SubscribeLoop {
             filterExpression: configuration.filterExpression)
         let pipeline = self.pipeline
         let hub = self.hub
+        originMark = pipeline.originHealth.mark()
         replace(.timer, with: nil)
         replace(
             .request,
@@ -174,13 +202,92 @@ package actor SubscribeLoop {
         let response: HTTPResponse
         do {
             let request = try pipeline.request(call, custom: custom)
-            response = try await pipeline.exchange(request, chain: .direct, custom: custom)
+            // The loop reads its own outcome; reporting it would only tell the loop what it knows.
+            response = try await pipeline.exchange(request, chain: .direct, custom: custom, reportsOriginHealth: false)
         } catch {
             if Task.isCancelled { return nil }
             return .requestFailed(id: id, failure: failure(for: error))
         }
         if Task.isCancelled { return nil }
         return event(for: response, id: id, filterExpression: pipeline.configuration.filterExpression)
+    }
+
+    // MARK: Reconnection waits
+
+    /// The most a reconnection is put off once the origin answers again, so clients that lost
+    /// the same network do not all come back in the same instant; never more than the policy's
+    /// own ``SubscribeReconnectionPolicy/maximumJitter`` (a policy without jitter gets none).
+    package static let maximumReconnectJitter: Duration = .milliseconds(250)
+
+    /// The jitter before reconnecting once the origin answers again.
+    package static func reconnectSoonJitter(policy: SubscribeReconnectionPolicy, unitRandom: Double) -> Duration {
+        let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
+        return min(policy.maximumJitter, maximumReconnectJitter) * fraction
+    }
+
+    /// The short schedule for connections that failed fast (refused, reset): 0.5 s, 1 s, then
+    /// 2 s for every later attempt, each plus ``reconnectSoonJitter(policy:unitRandom:)``.
+    package static let fastFailureDelays: [Duration] = [.milliseconds(500), .seconds(1), .seconds(2)]
+
+    /// The wait before reconnection attempt `attempt`: a `Retry-After` as the service asked; after
+    /// a connection that failed fast, the short schedule (``fastFailureDelays`` plus up to
+    /// ``maximumReconnectJitter``) unless the policy's own delay is shorter; otherwise the policy's
+    /// delay. A refused or reset connection costs nothing to try again, and the long schedule is
+    /// meant for a service that answers with errors.
+    package static func reconnectionDelay(
+        policy: SubscribeReconnectionPolicy, attempt: Int, retryAfter: Duration?,
+        connection: SubscribeStateMachine.ConnectionFailure?, unitRandom: Double
+    ) -> Duration {
+        if let retryAfter { return retryAfter }
+        let policyDelay = policy.delay(beforeAttempt: attempt, unitRandom: unitRandom)
+        guard connection == .failedFast, let last = fastFailureDelays.last else { return policyDelay }
+        let step = attempt >= 0 && attempt < fastFailureDelays.count ? fastFailureDelays[attempt] : last
+        return min(step + reconnectSoonJitter(policy: policy, unitRandom: unitRandom), policyDelay)
+    }
+
+    /// Sleeps `delay` on the configured clock; meanwhile, every `interval`, asks the origin for
+    /// its time (an answer reaches the loop through ``OriginHealth`` and ends the wait). Returns
+    /// `true` when the whole delay passed, `false` when the task was cancelled.
+    private static func wait(_ delay: Duration, probingEvery interval: Duration?, pipeline: ServicePipeline) async
+        -> Bool
+    {
+        let clock = pipeline.configuration.clock
+        guard let interval else {
+            do {
+                try await clock.sleep(for: delay)
+                return true
+            } catch {
+                return false
+            }
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await clock.sleep(for: delay)
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                let custom = PubNub.RequestConfiguration(timeout: interval)
+                while !Task.isCancelled {
+                    do {
+                        try await clock.sleep(for: interval)
+                    } catch {
+                        return false
+                    }
+                    // Any answer is reported by the pipeline; a failure only means "not yet".
+                    if let request = try? pipeline.request(RealtimeCalls.probe, custom: custom) {
+                        _ = try? await pipeline.exchange(request, chain: .direct, custom: custom)
+                    }
+                }
+                return false
+            }
+            let passed = await group.next() ?? false
+            group.cancelAll()
+            return passed
+        }
     }
 
     /// A handshake is answered at once, so it gets the short ``PubNubConfiguration/handshakeTimeout``;
@@ -268,16 +375,21 @@ package actor SubscribeLoop {
         let information = "the request failed (\(mapped.reason))"
         switch mapped.reason {
         case .requestTimedOut:
-            return .init(category: .timeout, isRetryable: true, errorData: .init(information: information))
-        case .connectionFailure:
-            let isTLS = (mapped.underlying as? TransportError)?.code == .tls
             return .init(
-                category: isTLS ? .tlsConnectionFailed : .networkIssues, isRetryable: true,
-                errorData: .init(information: information))
+                category: .timeout, isRetryable: true, errorData: .init(information: information),
+                connection: .timedOut)
+        case .connectionFailure:
+            let code = (mapped.underlying as? TransportError)?.code
+            let failedFast = code == .cannotConnect || code == .connectionLost
+            return .init(
+                category: code == .tls ? .tlsConnectionFailed : .networkIssues, isRetryable: true,
+                errorData: .init(information: information), connection: failedFast ? .failedFast : .other)
         case .invalidConfiguration:
             return .init(category: .badRequest, isRetryable: false, errorData: .init(information: information))
         default:
-            return .init(category: .networkIssues, isRetryable: true, errorData: .init(information: information))
+            return .init(
+                category: .networkIssues, isRetryable: true, errorData: .init(information: information),
+                connection: .other)
         }
     }
 

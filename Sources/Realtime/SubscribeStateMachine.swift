@@ -12,6 +12,10 @@ package import PubNubCore
 ///   or after the policy gave up; a channel change, `reconnect` or (after a 403) a new token
 ///   starts it again.
 ///
+/// Signals about the origin from the client's other requests (``Event/origin(_:)``) shorten a
+/// reconnection wait that followed a connection-level failure once the origin answers again, and
+/// make a held long-poll suspect when a request to the origin could not connect or timed out.
+///
 /// Every request and timer carries a generation number; results of an older generation are
 /// ignored, so a cancelled long-poll that still answers cannot move the machine.
 package struct SubscribeStateMachine: Sendable {
@@ -51,6 +55,18 @@ package struct SubscribeStateMachine: Sendable {
     /// it keeps the newest, so a full catch-up answer may follow dropped messages.
     package static let serviceMessageQueue = 100
 
+    /// How a request failed when no HTTP answer came back.
+    package enum ConnectionFailure: Hashable, Sendable {
+        /// Refused, reset or closed early: the network said no at once, so trying again soon
+        /// costs little and finds the origin as soon as it is back.
+        case failedFast
+        /// The request timed out, or the long-poll was given up because another request to the
+        /// origin could not connect or timed out.
+        case timedOut
+        /// Another failure to exchange (TLS, host resolution, the transport's own).
+        case other
+    }
+
     /// Why a request failed, as the loop classified the error or answer.
     package struct Failure: Hashable, Sendable {
         package var category: PubNubStatus.Category
@@ -58,16 +74,21 @@ package struct SubscribeStateMachine: Sendable {
         package var isRetryable: Bool
         package var retryAfter: Duration?
         package var errorData: PubNubStatus.ErrorData?
+        /// How the connection failed, or `nil` when the service answered (an error status, a body
+        /// that could not be read): only a wait after a connection failure ends early when the
+        /// origin answers another request.
+        package var connection: ConnectionFailure?
 
         package init(
             category: PubNubStatus.Category, statusCode: Int? = nil, isRetryable: Bool, retryAfter: Duration? = nil,
-            errorData: PubNubStatus.ErrorData? = nil
+            errorData: PubNubStatus.ErrorData? = nil, connection: ConnectionFailure? = nil
         ) {
             self.category = category
             self.statusCode = statusCode
             self.isRetryable = isRetryable
             self.retryAfter = retryAfter
             self.errorData = errorData
+            self.connection = connection
         }
     }
 
@@ -96,6 +117,9 @@ package struct SubscribeStateMachine: Sendable {
         case tokenChanged
         /// The user cancelled the automatic retry announced with generation `id`.
         case cancelAutomaticRetry(id: UInt64)
+        /// Another request to the origin ended this way (a heartbeat, a REST call, a probe). The
+        /// loop passes on only signals of requests that started after its current request or wait.
+        case origin(OriginHealth.Signal)
     }
 
     package enum Effect: Sendable, Equatable {
@@ -108,6 +132,9 @@ package struct SubscribeStateMachine: Sendable {
         /// Wait before reconnection attempt `attempt` (the policy's delay, or `retryAfter`), then
         /// report ``Event/reconnectTimerFired(id:)``.
         case scheduleReconnect(id: UInt64, attempt: Int, retryAfter: Duration?)
+        /// The origin answers again: replace the pending wait of generation `id` by a short jitter,
+        /// then report ``Event/reconnectTimerFired(id:)``.
+        case reconnectSoon(id: UInt64)
         /// Hand these envelopes to the listeners.
         case deliver([SubscribeEnvelope])
         /// Report a status; `retryID` is the generation ``Event/cancelAutomaticRetry(id:)`` must name.
@@ -139,6 +166,9 @@ package struct SubscribeStateMachine: Sendable {
     /// Whether the next answer is the first of a catch-up: the long-poll resumed from a stored or
     /// given timetoken, so the service answers from its queue rather than with what is new.
     package private(set) var isCatchingUp = false
+    /// Whether the current reconnection wait was already cut short by an answer from the origin,
+    /// so further answers leave its jitter alone.
+    package private(set) var isWaitShortened = false
 
     package init(settings: Settings) {
         self.settings = settings
@@ -196,6 +226,45 @@ package struct SubscribeStateMachine: Sendable {
             case .stopped, .handshaking, .receiving, .failed:
                 return []
             }
+        case .origin(let signal):
+            return originSignal(signal.outcome)
+        }
+    }
+
+    /// What another request to the origin means here.
+    ///
+    /// - While waiting after a connection failure, an answer ends the wait: the network is back,
+    ///   whatever the backoff says. After an error answer (5xx, 429) the origin was reachable all
+    ///   along, so the wait is the service's and is kept.
+    /// - While a long-poll is held, a request that could not connect or timed out means the
+    ///   long-poll's connection may be dead without anyone noticing until the subscribe timeout:
+    ///   it is given up like a lost connection and resumed from its cursor. A lost connection is
+    ///   not enough: servers close idle pooled connections in the normal course.
+    private mutating func originSignal(_ outcome: OriginHealth.Outcome) -> [Effect] {
+        switch (state, outcome) {
+        case (.reconnecting(_, let failure), .answered):
+            guard failure.connection != nil, !isWaitShortened else { return [] }
+            isWaitShortened = true
+            return [.reconnectSoon(id: generation)]
+        case (.receiving, .cannotConnect), (.receiving, .timedOut):
+            // With no automatic reconnection a suspicion must not stop a long-poll that may be fine.
+            guard settings.policy.allowsAttempt(0) else { return [] }
+            let resumeFrom = cursor?.timetoken
+            let what = outcome == .timedOut ? "timed out" : "could not connect"
+            var effects = failed(
+                Failure(
+                    category: .networkIssues, isRetryable: true,
+                    errorData: PubNubStatus.ErrorData(
+                        information: "another request to the origin \(what) while the long-poll was open: "
+                            + "the long-poll is restarted from its cursor"),
+                    connection: .timedOut))
+            // Suspected, not seen to fail: resume from the cursor even without `restore`, so the
+            // restart itself loses nothing.
+            if pendingTimetoken == nil { pendingTimetoken = resumeFrom }
+            effects.insert(.cancelPending, at: 0)
+            return effects
+        case (.stopped, _), (.handshaking, _), (.receiving, _), (.reconnecting, _), (.failed, _):
+            return []
         }
     }
 
@@ -362,6 +431,7 @@ package struct SubscribeStateMachine: Sendable {
         report.errorData = failure.errorData
         if failure.isRetryable, settings.policy.allowsAttempt(attempt) {
             state = .reconnecting(attempt: attempt, failure: failure)
+            isWaitShortened = false
             generation &+= 1
             report.willAutomaticallyRetry = true
             return [

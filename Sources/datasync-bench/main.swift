@@ -50,6 +50,9 @@ let groups: [BenchGroup] = [
         name: "publish", run: PublishBench.run,
         summary: "SDK publish round trips (sequential, 16 concurrent) vs the bare transport and the Python SDK"),
     BenchGroup(
+        name: "recovery", run: RecoveryBench.run,
+        summary: "end of a network fault (refuse/reset, blackhole, stall via FaultProxy) to delivery, vs the 2 s goal"),
+    BenchGroup(
         name: "live", run: LiveViewBench.run,
         summary: "events applied to a 10,000-membership live view, its first read, end to end, memory per object"),
 ]

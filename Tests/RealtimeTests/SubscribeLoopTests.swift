@@ -94,12 +94,13 @@ struct SubscribeLoopTests {
         #expect(statuses.all[2].category == .reconnected)
     }
 
-    @Test("network failures back off exponentially on the clock: 2 s, 4 s, 8 s")
+    @Test("timeouts back off exponentially on the clock: 2 s, 4 s, 8 s")
     func exponentialBackoff() async {
         let service = FakeService()
         let clock = ManualClock()
         let pubnub = makeClient(service, clock: clock)
-        for _ in 0..<3 { service.push(.failure(TransportError(code: .cannotConnect, message: "down"))) }
+        // A refused connection takes the short schedule (RecoveryTests); a timeout keeps the policy's.
+        for _ in 0..<3 { service.push(.failure(TransportError(code: .timedOut, message: "slow"))) }
         service.push(Answer.subscribe("5"))
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
@@ -111,7 +112,7 @@ struct SubscribeLoopTests {
         }
         #expect(clock.requestedSleeps == [.seconds(2), .seconds(4), .seconds(8)])
         #expect(await statuses.waitFor(4))
-        #expect(statuses.all.map(\.category) == [.networkIssues, .networkIssues, .networkIssues, .reconnected])
+        #expect(statuses.all.map(\.category) == [.timeout, .timeout, .timeout, .reconnected])
     }
 
     @Test("cancelAutomaticRetry from a status stops the loop with disconnected")

@@ -6,7 +6,8 @@ import PubNubCore
 import Realtime
 import Transport
 
-/// A fake PubNub service: records every request, answers presence calls with 200, and answers
+/// A fake PubNub service: records every request, answers presence calls with 200 (or what the
+/// test set), `/time/0` probes with a timetoken (or what the test set), and answers
 /// subscribe requests from a script; with the script empty a subscribe request is held (a
 /// long-poll) until the test pushes an answer or the request is cancelled.
 final class FakeService: HTTPClient, Sendable {
@@ -21,7 +22,10 @@ final class FakeService: HTTPClient, Sendable {
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
         var cancelled = 0
-        var presenceAnswer = HTTPResponse(status: 200, body: Array(#"{"status":200,"message":"OK"}"#.utf8))
+        var presenceAnswer: Result<HTTPResponse, TransportError> = .success(
+            HTTPResponse(status: 200, body: Array(#"{"status":200,"message":"OK"}"#.utf8)))
+        var timeAnswer: Result<HTTPResponse, TransportError> = .success(
+            HTTPResponse(status: 200, body: Array("[17000000000000000]".utf8)))
     }
 
     private let state = Locked(State())
@@ -29,10 +33,15 @@ final class FakeService: HTTPClient, Sendable {
     var requests: [HTTPRequest] { state.withLock { $0.requests } }
     var subscribeRequests: [HTTPRequest] { requests.filter { $0.path.hasPrefix("/v2/subscribe/") } }
     var presenceRequests: [HTTPRequest] { requests.filter { $0.path.hasPrefix("/v2/presence/") } }
+    var timeRequests: [HTTPRequest] { requests.filter { $0.path == "/time/0" } }
     var cancelledCount: Int { state.withLock { $0.cancelled } }
     var heldCount: Int { state.withLock { $0.waiters.count } }
 
-    func setPresenceAnswer(_ response: HTTPResponse) { state.withLock { $0.presenceAnswer = response } }
+    func setPresenceAnswer(_ response: HTTPResponse) { state.withLock { $0.presenceAnswer = .success(response) } }
+    func setPresenceAnswer(_ result: Result<HTTPResponse, TransportError>) {
+        state.withLock { $0.presenceAnswer = result }
+    }
+    func setTimeAnswer(_ result: Result<HTTPResponse, TransportError>) { state.withLock { $0.timeAnswer = result } }
 
     /// Answers the held subscribe request, or the next one.
     func push(_ result: Result<HTTPResponse, TransportError>) {
@@ -55,7 +64,8 @@ final class FakeService: HTTPClient, Sendable {
         }
         let step: Step = state.withLock { state in
             state.requests.append(request)
-            if request.path.hasPrefix("/v2/presence/") { return .answer(.success(state.presenceAnswer)) }
+            if request.path.hasPrefix("/v2/presence/") { return .answer(state.presenceAnswer) }
+            if request.path == "/time/0" { return .answer(state.timeAnswer) }
             if !state.script.isEmpty { return .answer(state.script.removeFirst()) }
             state.nextID += 1
             return .hold(state.nextID)
@@ -156,7 +166,8 @@ extension HTTPRequest {
     var queryList: [String] { queryItems.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name } }
 }
 
-/// A client over `service` with a manual clock and reconnection without jitter.
+/// A client over `service` with a manual clock, reconnection without jitter, no heartbeats and no
+/// reconnection probes (tests of recovery turn them on).
 func makeClient(
     _ service: FakeService, clock: ManualClock, token: String? = nil,
     configure: (inout PubNubConfiguration) -> Void = { _ in }
@@ -166,6 +177,7 @@ func makeClient(
         useSecureConnections: false, transport: service, clock: clock)
     configuration.subscribeReconnectionPolicy = .exponential(maximumJitter: .zero)
     configuration.heartbeatInterval = .zero
+    configuration.reconnectionProbeInterval = nil
     configure(&configuration)
     return PubNub(configuration: configuration)
 }
