@@ -6,8 +6,10 @@ import Transport
 
 #if canImport(Glibc)
     import Glibc
+    private let openFilesResource = Int32(RLIMIT_NOFILE.rawValue)
 #elseif canImport(Darwin)
     import Darwin
+    private let openFilesResource = RLIMIT_NOFILE
 #endif
 
 /// The curl client's connections are close-on-exec: a process the app spawns must not hold a copy
@@ -17,7 +19,10 @@ import Transport
 struct CloseOnExecTests {
     /// The descriptors of this process's TCP sockets connected to `port` on the loopback.
     static func descriptors(connectedTo port: Int) -> [Int32] {
-        (0..<Int32(4096)).filter { fd in
+        // Every descriptor the process may have: a busy test process holds thousands.
+        var limit = rlimit()
+        let highest = getrlimit(openFilesResource, &limit) == 0 ? min(Int(limit.rlim_cur), 1 << 20) : 65_536
+        return (0..<Int32(highest)).filter { fd in
             var address = sockaddr_in()
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let named = withUnsafeMutablePointer(to: &address) {
