@@ -467,6 +467,14 @@ final class CurlEngine: @unchecked Sendable {
         set(CCURLOPT_TIMEOUT_MS, Int(clamping: max(1, timeout.roundedUpMilliseconds)), "TIMEOUT_MS")
         let connectTimeout = max(1, configuration.connectTimeout.roundedUpMilliseconds)
         set(CCURLOPT_CONNECTTIMEOUT_MS, Int(clamping: connectTimeout), "CONNECTTIMEOUT_MS")
+        if let keepAlive = configuration.tcpKeepAlive {
+            // Whole seconds, at least one. A libcurl that refuses these (built without keep-alive
+            // support) still sends the request: keep-alive only makes a dead path fail sooner.
+            let seconds = Int(clamping: max(1, (keepAlive.roundedUpMilliseconds + 999) / 1000))
+            _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_KEEPALIVE), 1)
+            _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_KEEPIDLE), seconds)
+            _ = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_KEEPINTVL), seconds)
+        }
         _ = ccurl_easy_setopt_off_t(easy, Int32(CCURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumResponseBytes))
 
         let method = request.method.rawValue

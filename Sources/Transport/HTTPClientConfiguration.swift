@@ -27,6 +27,14 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     /// Verification of the peer's certificate and host name stays on. Only ``CurlHTTPClient``
     /// supports it; ``URLSessionHTTPClient`` refuses a configuration that sets it.
     public var certificateAuthorityFile: String?
+    /// TCP keep-alive on every connection: after this long without traffic the system starts
+    /// probing the peer, and then probes at the same interval, so a connection whose path died
+    /// silently (a NAT that forgot it, a peer that vanished) fails instead of holding a long-poll
+    /// for its whole timeout. 15 s by default: a dead path is noticed after about 15 s plus the
+    /// system's probe count times 15 s (9 probes on Linux, so about 2.5 minutes, against the
+    /// subscribe long-poll's 310 s). `nil` leaves the system's setting (normally off).
+    /// ``CurlHTTPClient`` applies it (`CURLOPT_TCP_KEEPALIVE`); URLSession has no such setting.
+    public var tcpKeepAlive: Duration? = .seconds(15)
 
     /// Creates a configuration; the defaults suit the PubNub service.
     ///

@@ -47,4 +47,25 @@ struct CloseOnExecTests {
         }
         await server.server.stop()
     }
+
+    @Test("curl connections probe a silent peer with TCP keep-alive, at the configured interval")
+    func curlKeepAlive() async throws {
+        let server = try await HTTPTestServer.start()
+        var configuration = HTTPClientConfiguration()
+        configuration.tcpKeepAlive = .seconds(7)
+        let client = try CurlHTTPClient(configuration: configuration)
+        #expect(try await client.send(server.request("/echo")).status == 200)
+        let connections = Self.descriptors(connectedTo: server.port)
+        try #require(!connections.isEmpty, "no connection to the server found")
+        for fd in connections {
+            var value: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &value, &size) == 0 && value == 1)
+            #if canImport(Glibc)
+                value = 0
+                #expect(getsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &value, &size) == 0 && value == 7)
+            #endif
+        }
+        await server.server.stop()
+    }
 }
