@@ -59,6 +59,8 @@ extension PubNubConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "filterExpression": filterExpression as Any,
                 "maintainPresenceState": maintainPresenceState,
                 "requestMessageCountThreshold": requestMessageCountThreshold,
+                "handshakeTimeout": handshakeTimeout,
+                "reconnectionProbeInterval": reconnectionProbeInterval as Any,
                 "subscribeTimeout": subscribeTimeout,
             ],
             displayStyle: .struct)
