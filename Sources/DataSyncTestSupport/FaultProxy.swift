@@ -11,7 +11,7 @@ import Foundation
 /// answers and refuses connections, so tests and benchmarks see what a client does on a hostile
 /// network.
 ///
-/// Point the client at ``port`` instead of the server's port, then change ``fault`` at any time
+/// Point the client at ``port`` instead of the server's port, then change the fault at any time
 /// (``set(_:)``) or let ``run(_:repeating:clock:)`` cycle through a schedule. Every fault acts on
 /// connections that are already open as well as on new ones, within about 10 ms.
 ///
@@ -102,7 +102,7 @@ public final class FaultProxy: @unchecked Sendable {
     private var fault: Fault = .none
     private var stats = Statistics()
     private var stopped = false
-    /// Whether the accept thread has applied the listening state ``fault`` asks for.
+    /// Whether the accept thread has applied the listening state `fault` asks for.
     private var listening = true
     private var listener: Int32
     private var waiters: [(predicate: @Sendable (Statistics) -> Bool, continuation: CheckedContinuation<Void, Never>)] =

@@ -16,7 +16,7 @@ import Foundation
 /// protection, ``EmulatorConfiguration/allowedHosts``), answers CORS preflights on the service
 /// routes and adds `Access-Control-Allow-Origin: *` to their answers (never on `/_emulator/`).
 ///
-/// Faults queued in the emulator's ``FaultRegistry`` are injected here, after the host check and
+/// Faults queued in the emulator's fault registry (`FaultRegistry`) are injected here, after the host check and
 /// before the authorizer, so every route family gets them the same way and the admin routes never
 /// do.
 ///
