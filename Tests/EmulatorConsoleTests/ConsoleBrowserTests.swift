@@ -43,23 +43,11 @@ struct ConsoleBrowserTests {
         let executable = try #require(Chromium.executable)
         let artifacts = try Self.artifacts()
         let emulator = try Emulator(configuration: EmulatorConfiguration(seed: Self.seed))
-        let base = try await emulator.start()
-        let browser: Chromium
-        do {
-            browser = try await Chromium.launch(executable, log: artifacts.appendingPathComponent("chromium.log"))
-        } catch {
-            await emulator.stop()
-            throw error
-        }
-        do {
+        try await withConsoleBrowser(
+            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium.log")
+        ) { base, browser in
             try await drive(emulator: emulator, base: base, browser: browser, artifacts: artifacts)
-        } catch {
-            await browser.stop()
-            await emulator.stop()
-            throw error
         }
-        await browser.stop()
-        await emulator.stop()
     }
 
     private func drive(emulator: Emulator, base: URL, browser: Chromium, artifacts: URL) async throws {
@@ -162,16 +150,9 @@ struct ConsoleBrowserTests {
                 pubSub: PubSubConfiguration(keysets: [
                     .protected(publishKey: "pub", subscribeKey: "sub", secretKey: "sec")
                 ])))
-        let base = try await emulator.start()
-        let browser: Chromium
-        do {
-            browser = try await Chromium.launch(
-                executable, log: artifacts.appendingPathComponent("chromium-protected.log"))
-        } catch {
-            await emulator.stop()
-            throw error
-        }
-        do {
+        try await withConsoleBrowser(
+            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-protected.log")
+        ) { base, browser in
             let page = try await DevToolsPage.connect(port: browser.port)
             try await page.call("Page.enable")
             let console = try #require(await emulator.consoleURL).absoluteString
@@ -207,13 +188,7 @@ struct ConsoleBrowserTests {
             #expect(!emulator.recentRequests().contains { $0.target.contains(token) })
             try await Self.screenshot(page, to: artifacts.appendingPathComponent("console-protected.png"))
             #expect(try await page.evaluate("JSON.stringify(window.__consoleErrors)") == "[]")
-        } catch {
-            await browser.stop()
-            await emulator.stop()
-            throw error
         }
-        await browser.stop()
-        await emulator.stop()
     }
 
     /// Saves a PNG of the page at `url`.

@@ -20,24 +20,11 @@ struct ConsoleFaultsTests {
         let executable = try #require(Chromium.executable)
         let artifacts = try ConsoleBrowserTests.artifacts()
         let emulator = try Emulator(configuration: EmulatorConfiguration())
-        let base = try await emulator.start()
-        let browser: Chromium
-        do {
-            browser = try await Chromium.launch(
-                executable, log: artifacts.appendingPathComponent("chromium-faults.log"))
-        } catch {
-            await emulator.stop()
-            throw error
-        }
-        do {
+        try await withConsoleBrowser(
+            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-faults.log")
+        ) { base, browser in
             try await drive(emulator: emulator, base: base, browser: browser, artifacts: artifacts)
-        } catch {
-            await browser.stop()
-            await emulator.stop()
-            throw error
         }
-        await browser.stop()
-        await emulator.stop()
     }
 
     private func drive(emulator: Emulator, base: URL, browser: Chromium, artifacts: URL) async throws {

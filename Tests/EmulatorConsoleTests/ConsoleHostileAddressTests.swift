@@ -19,24 +19,11 @@ extension ConsoleBrowserTests {
             "keysets": ["demo": ["users": [["id": "alice"]]], "other": ["users": [["id": "bob"]]]]
         ]
         let emulator = try Emulator(configuration: EmulatorConfiguration(seed: seed))
-        _ = try await emulator.start()
-        let browser: Chromium
-        do {
-            browser = try await Chromium.launch(
-                executable, log: artifacts.appendingPathComponent("chromium-hostile.log"))
-        } catch {
-            await emulator.stop()
-            throw error
-        }
-        do {
+        try await withConsoleBrowser(
+            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-hostile.log")
+        ) { _, browser in
             try await driveHostile(emulator: emulator, browser: browser)
-        } catch {
-            await browser.stop()
-            await emulator.stop()
-            throw error
         }
-        await browser.stop()
-        await emulator.stop()
     }
 
     private func driveHostile(emulator: Emulator, browser: Chromium) async throws {

@@ -1,3 +1,4 @@
+import DataSyncEmulator
 import DataSyncTestSupport
 import Foundation
 import JSONCore
@@ -301,4 +302,29 @@ struct Chromium {
         }
         try? FileManager.default.removeItem(at: profile)
     }
+}
+
+/// Starts `emulator` and a headless Chromium logging to `artifacts/log`, runs `body` with both,
+/// and always stops the browser and then the emulator, also when `body` or the launch throws.
+func withConsoleBrowser(
+    _ emulator: Emulator, executable: String, log: URL,
+    _ body: (_ base: URL, _ browser: Chromium) async throws -> Void
+) async throws {
+    let base = try await emulator.start()
+    let browser: Chromium
+    do {
+        browser = try await Chromium.launch(executable, log: log)
+    } catch {
+        await emulator.stop()
+        throw error
+    }
+    do {
+        try await body(base, browser)
+    } catch {
+        await browser.stop()
+        await emulator.stop()
+        throw error
+    }
+    await browser.stop()
+    await emulator.stop()
 }
