@@ -121,15 +121,27 @@ struct ImmediateAnswerTests {
 
     @Test("while a write's real-time events are on their way to the bus, reads take the task path")
     func pendingEventsSendReadsToTheTaskPath() async throws {
-        let emulator = try Emulator(configuration: EmulatorConfiguration(seed: Self.seed, startTime: startInstant))
-        let target = "/v1/datasync/subkeys/demo/users/u1"
-        if !emulator.dataSyncEvents.isCaughtUp {
-            #expect(emulator.router.respondImmediately(to: Self.get(target)) == nil)
+        // A publisher the test holds: the seed's events stay on their way until it lets them go,
+        // so the check below cannot race the bridge's drain.
+        let release = HeldPublisher()
+        let bridge = DataSyncEventBridge { envelopes in
+            await release.wait()
+            return envelopes.indices.map { UInt64($0 + 1) }
         }
+        let service = try DataSyncService(
+            configuration: EmulatorConfiguration(seed: Self.seed, startTime: startInstant),
+            clock: .manual(startingAt: startInstant), writeSubscribers: [{ bridge.receive($0) }])
+        let gate = DataSyncEventGate(dataSync: service, bridge: bridge)
+        let request = Self.get("/v1/datasync/subkeys/demo/users/u1")
+        #expect(service.respondImmediately(to: request) != nil)
+        #expect(!bridge.isCaughtUp)
+        #expect(gate.respondImmediately(to: request) == nil)
         // The task path waits for them, and from then on the read is answered at once.
-        let read = await emulator.respond(to: Self.get(target))
-        #expect(emulator.dataSyncEvents.isCaughtUp)
-        Self.expectSame(emulator.router.respondImmediately(to: Self.get(target)), read)
+        async let read = gate.respond(to: request)
+        release.open()
+        let answer = await read
+        #expect(bridge.isCaughtUp)
+        Self.expectSame(gate.respondImmediately(to: request), answer)
     }
 
     @Test("while another operation holds the DataSync state, a read takes the task path instead of waiting")
@@ -224,5 +236,30 @@ struct ImmediateAnswerTests {
         #expect(LoggingHandler.milliseconds(.microseconds(450)) == "0.5")
         #expect(LoggingHandler.milliseconds(.milliseconds(1234)) == "1234.0")
         #expect(LoggingHandler.milliseconds(.seconds(2) + .microseconds(51)) == "2000.1")
+    }
+}
+
+/// A gate publishers wait at until the test opens it.
+private final class HeldPublisher: Sendable {
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resume: Bool = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resume { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -33,7 +33,13 @@ final class DataSyncEventBridge: Sendable {
     private let progress = Progress()
     private let queue: AsyncStream<Batch>.Continuation
 
-    init(bus: PubSubBus) {
+    convenience init(bus: PubSubBus) {
+        self.init { envelopes in await bus.publish(envelopes) }
+    }
+
+    /// A bridge that hands each write's envelopes to `publish`, which returns their timetokens
+    /// (the bus, or in tests a publisher that can be held).
+    init(publish: @escaping @Sendable ([ServerEnvelope]) async -> [UInt64]) {
         let (stream, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .unbounded)
         queue = continuation
         let progress = progress
@@ -41,7 +47,7 @@ final class DataSyncEventBridge: Sendable {
         // threads, not on the cooperative pool the caller may keep busy.
         _ = detachedHandlerTask {
             for await batch in stream {
-                let timetokens = await bus.publish(batch.envelopes)
+                let timetokens = await publish(batch.envelopes)
                 var records: [PublishedDataSyncEvent] = []
                 for (index, envelope) in batch.envelopes.enumerated() where index < timetokens.count {
                     records.append(
