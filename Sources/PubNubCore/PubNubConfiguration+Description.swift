@@ -61,6 +61,7 @@ extension PubNubConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "requestMessageCountThreshold": requestMessageCountThreshold,
                 "handshakeTimeout": handshakeTimeout,
                 "reconnectionProbeInterval": reconnectionProbeInterval as Any,
+                "networkPathMonitor": networkPathMonitor.map(Self.typeName) as Any,
                 "subscribeTimeout": subscribeTimeout,
             ],
             displayStyle: .struct)

@@ -160,6 +160,26 @@ public struct PubNubConfiguration: Sendable {
     /// Documentation/Realtime.md.
     public var reconnectionProbeInterval: Duration? = .seconds(2)
 
+    /// What tells the subscribe loop that the device's network path changed: on Apple platforms a
+    /// ``SystemNetworkPathMonitor`` by default, elsewhere `nil`.
+    ///
+    /// When the path is lost, a held long-poll is given up at once (the status stream says
+    /// `unexpectedDisconnect` rather than staying "connected" until the subscribe timeout); when
+    /// it comes back or the interfaces change, the loop reconnects from its cursor within a short
+    /// jitter instead of waiting out its backoff. Set `nil` to rely on timeouts, keep-alive and
+    /// ``reconnectionProbeInterval`` only. See "Recovering after an outage" in
+    /// Documentation/Realtime.md.
+    public var networkPathMonitor: (any NetworkPathMonitor)? = PubNubConfiguration.defaultNetworkPathMonitor()
+
+    /// A new ``SystemNetworkPathMonitor`` where the Network framework exists, otherwise `nil`.
+    public static func defaultNetworkPathMonitor() -> (any NetworkPathMonitor)? {
+        #if canImport(Network)
+            return SystemNetworkPathMonitor()
+        #else
+            return nil
+        #endif
+    }
+
     /// The heartbeat interval in force: ``heartbeatInterval`` or the one derived from
     /// ``presenceTimeout``; `.zero` when heartbeats are off.
     public var effectiveHeartbeatInterval: Duration {

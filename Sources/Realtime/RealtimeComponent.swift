@@ -20,14 +20,19 @@ package final class RealtimeComponent: PubNubComponent {
         // everything else; the closure holds the hub, never the client.
         let hub = self.hub
         originObserver = pipeline.originHealth.addObserver { signal in hub.send(.origin(signal)) }
+        pathObservation = pipeline.configuration.networkPathMonitor?.observe { update in
+            hub.send(.networkPath(update))
+        }
         Task { await loop.run(inbox) }
     }
 
     private let originHealth: OriginHealth
     private let originObserver: UInt64
+    private let pathObservation: NetworkPathObservation?
 
     package func shutDown() {
         originHealth.removeObserver(originObserver)
+        pathObservation?.cancel()
         hub.shutDown()
         loop.shutDownNow()
     }

@@ -120,6 +120,8 @@ package struct SubscribeStateMachine: Sendable {
         /// Another request to the origin ended this way (a heartbeat, a REST call, a probe). The
         /// loop passes on only signals of requests that started after its current request or wait.
         case origin(OriginHealth.Signal)
+        /// The device's network path monitor reported this path (see ``NetworkPathMonitor``).
+        case networkPath(NetworkPathUpdate)
     }
 
     package enum Effect: Sendable, Equatable {
@@ -169,6 +171,8 @@ package struct SubscribeStateMachine: Sendable {
     /// Whether the current reconnection wait was already cut short by an answer from the origin,
     /// so further answers leave its jitter alone.
     package private(set) var isWaitShortened = false
+    /// The last path the network path monitor reported; `nil` before its first update.
+    package private(set) var networkPath: NetworkPathUpdate?
 
     package init(settings: Settings) {
         self.settings = settings
@@ -228,7 +232,62 @@ package struct SubscribeStateMachine: Sendable {
             }
         case .origin(let signal):
             return originSignal(signal.outcome)
+        case .networkPath(let update):
+            return networkPathChanged(update)
         }
+    }
+
+    /// What a new network path means here.
+    ///
+    /// - Lost: a request in flight cannot be answered, so it is given up now (the status stream
+    ///   says so) instead of when its timeout expires; the loop resumes from its cursor.
+    /// - Back, or over other interfaces: a wait after a connection failure ends within a short
+    ///   jitter, and a held long-poll (whose connection used the old path) is restarted from its
+    ///   cursor. The first update is only the starting point, unless it says there is no path.
+    private mutating func networkPathChanged(_ update: NetworkPathUpdate) -> [Effect] {
+        let previous = networkPath
+        networkPath = update
+        guard previous != update else { return [] }
+        guard update.isSatisfied else {
+            switch state {
+            case .handshaking, .receiving:
+                return giveUpInFlight(
+                    because: "the device has no network path: the subscription resumes from its cursor when one is back"
+                )
+            case .stopped, .reconnecting, .failed:
+                return []
+            }
+        }
+        guard let previous else { return [] }
+        switch state {
+        case .reconnecting(_, let failure):
+            guard failure.connection != nil, !isWaitShortened else { return [] }
+            isWaitShortened = true
+            return [.reconnectSoon(id: generation)]
+        case .receiving, .handshaking:
+            let what = previous.isSatisfied ? "switched interfaces" : "came back"
+            return giveUpInFlight(
+                because: "the device's network path \(what) while a request was open: it is restarted from its cursor")
+        case .stopped, .failed:
+            return []
+        }
+    }
+
+    /// Ends the request in flight as a lost connection, to be resumed from the cursor: the loop
+    /// has reason to believe its connection is dead although the request has not failed yet.
+    private mutating func giveUpInFlight(because reason: String) -> [Effect] {
+        // With no automatic reconnection a suspicion must not stop a request that may be fine.
+        guard settings.policy.allowsAttempt(0) else { return [] }
+        let resumeFrom = cursor?.timetoken
+        var effects = failed(
+            Failure(
+                category: .networkIssues, isRetryable: true,
+                errorData: PubNubStatus.ErrorData(information: reason), connection: .timedOut))
+        // Suspected, not seen to fail: resume from the cursor even without `restore`, so the
+        // restart itself loses nothing.
+        if pendingTimetoken == nil { pendingTimetoken = resumeFrom }
+        effects.insert(.cancelPending, at: 0)
+        return effects
     }
 
     /// What another request to the origin means here.
@@ -247,22 +306,10 @@ package struct SubscribeStateMachine: Sendable {
             isWaitShortened = true
             return [.reconnectSoon(id: generation)]
         case (.receiving, .cannotConnect), (.receiving, .timedOut):
-            // With no automatic reconnection a suspicion must not stop a long-poll that may be fine.
-            guard settings.policy.allowsAttempt(0) else { return [] }
-            let resumeFrom = cursor?.timetoken
             let what = outcome == .timedOut ? "timed out" : "could not connect"
-            var effects = failed(
-                Failure(
-                    category: .networkIssues, isRetryable: true,
-                    errorData: PubNubStatus.ErrorData(
-                        information: "another request to the origin \(what) while the long-poll was open: "
-                            + "the long-poll is restarted from its cursor"),
-                    connection: .timedOut))
-            // Suspected, not seen to fail: resume from the cursor even without `restore`, so the
-            // restart itself loses nothing.
-            if pendingTimetoken == nil { pendingTimetoken = resumeFrom }
-            effects.insert(.cancelPending, at: 0)
-            return effects
+            return giveUpInFlight(
+                because: "another request to the origin \(what) while the long-poll was open: "
+                    + "the long-poll is restarted from its cursor")
         case (.stopped, _), (.handshaking, _), (.receiving, _), (.reconnecting, _), (.failed, _):
             return []
         }
