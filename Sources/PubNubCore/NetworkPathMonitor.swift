@@ -1,6 +1,5 @@
 #if canImport(Network)
-    import Auth
-    import Dispatch
+    import Foundation
     import Network
 #endif
 
@@ -67,8 +66,9 @@ public struct NetworkPathObservation: Sendable {
     /// It runs one `NWPathMonitor` while at least one client observes it, on a serial queue of its
     /// own, and hands a new observer the last path it saw.
     public final class SystemNetworkPathMonitor: NetworkPathMonitor, @unchecked Sendable {
-        // Unchecked: every mutable field is in `state`, behind a lock; `NWPathMonitor` is started
-        // and cancelled under that lock and calls back on `queue`.
+        // Unchecked: every mutable field is in `state`, read and written only under `lock` (a plain
+        // NSLock, so the lock does not ask `NWPathMonitor` to be Sendable); the monitor is started
+        // and cancelled under it and calls back on `queue`.
         private struct State {
             var monitor: NWPathMonitor?
             var observers: [UInt64: @Sendable (NetworkPathUpdate) -> Void] = [:]
@@ -77,7 +77,14 @@ public struct NetworkPathObservation: Sendable {
         }
 
         private let queue = DispatchQueue(label: "DataSync.NetworkPathMonitor")
-        private let state = Locked(State())
+        private let lock = NSLock()
+        private var state = State()
+
+        private func withState<R>(_ body: (inout State) -> R) -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&state)
+        }
 
         /// Creates a monitor for every interface type; it starts when first observed.
         public init() {}
@@ -85,7 +92,7 @@ public struct NetworkPathObservation: Sendable {
         /// Calls `handler` with every path update, starting with the last one seen (if the monitor
         /// is already running), until the observation is cancelled.
         public func observe(_ handler: @escaping @Sendable (NetworkPathUpdate) -> Void) -> NetworkPathObservation {
-            let (key, last): (UInt64, NetworkPathUpdate?) = state.withLock { state in
+            let (key, last): (UInt64, NetworkPathUpdate?) = withState { state in
                 state.nextKey += 1
                 state.observers[state.nextKey] = handler
                 if state.monitor == nil {
@@ -103,7 +110,7 @@ public struct NetworkPathObservation: Sendable {
         private func deliver(_ path: NWPath) {
             let update = NetworkPathUpdate(
                 isSatisfied: path.status == .satisfied, interfaces: path.availableInterfaces.map(\.name))
-            let observers = state.withLock { state in
+            let observers = withState { state in
                 state.last = update
                 return Array(state.observers.values)
             }
@@ -111,7 +118,7 @@ public struct NetworkPathObservation: Sendable {
         }
 
         private func remove(_ key: UInt64) {
-            state.withLock { state in
+            withState { state in
                 state.observers[key] = nil
                 // `NWPathMonitor` cannot be restarted: the next observer makes a new one.
                 if state.observers.isEmpty {
