@@ -50,6 +50,32 @@ struct FaultRouteTests {
         }
     }
 
+    @Test("a status fault can carry Retry-After, and a malformed fault sends a complete 200 no client can read")
+    func retryAfterAndMalformed() async throws {
+        try await withServed { served in
+            let added = try await served.send(
+                "POST", "/_emulator/v1/faults",
+                json: ["kind": "status", "status": 429, "retryAfter": 3, "family": "publish"])
+            #expect(added.json?["retryAfter"] == 3, "the stored fault spells it out: \(added.text)")
+            let limited = try await served.send("GET", "/publish/demo/demo/0/general/0/%22hi%22")
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") == "3")
+            #expect(limited.json?["error"] == true, "still the family's error envelope: \(limited.text)")
+
+            _ = try await served.send("POST", "/_emulator/v1/faults", json: ["kind": "malformed", "family": "time"])
+            let cut = try await served.send("GET", "/time/0")
+            #expect(cut.status == 200)
+            #expect(cut.text == #"{"t":"#)
+            #expect(cut.header("Content-Type") == "application/json")
+            _ = try await served.send(
+                "POST", "/_emulator/v1/faults", json: ["kind": "malformed", "family": "datasync", "body": "<html>"])
+            let html = try await served.send("GET", "/v1/datasync/subkeys/demo/users")
+            #expect(html.status == 200)
+            #expect(html.text == "<html>")
+            #expect(try await served.send("GET", "/time/0").json != nil, "each fired once, then the service answers")
+        }
+    }
+
     @Test("a fault on one family leaves the others and the admin routes alone")
     func familyIsolation() async throws {
         try await withServed { served in
@@ -206,6 +232,11 @@ struct FaultRouteTests {
             (["kind": "delay"], "seconds"),
             (["kind": "blackhole", "seconds": -1], "seconds"),
             (["kind": "truncate", "bytes": -3], "bytes"),
+            (["kind": "status", "status": 429, "retryAfter": -1], "retryAfter"),
+            (["kind": "status", "status": 429, "retryAfter": "soon"], "retryAfter"),
+            (["kind": "reset", "retryAfter": 2], "retryAfter"),
+            (["kind": "malformed", "body": ["t": 1]], "body"),
+            (["kind": "malformed", "status": 500], "status"),
             (["kind": "reset", "family": "nope"], "family"),
             (["kind": "reset", "count": 0], "count"),
             (["kind": "reset", "probability": 1.5], "probability"),

@@ -78,6 +78,23 @@ struct ConsoleFaultsTests {
         #expect(added.rule == FaultRule(.delay(.seconds(5)), family: .publish, channel: "alerts", count: 3))
         try await ConsoleBrowserTests.screenshot(page, to: artifacts.appendingPathComponent("console-faults.png"))
 
+        // A 429 with Retry-After from the form.
+        _ = try await page.evaluate(
+            "{ const kind = document.getElementById('fault-kind'); kind.value = 'status'; kind.dispatchEvent(new Event('change')); } "
+                + "document.getElementById('fault-status').value = '429'; "
+                + "document.getElementById('fault-retry-after').value = '7'; "
+                + "document.getElementById('fault-family').value = 'subscribe'; "
+                + "document.getElementById('fault-channel').value = ''; "
+                + "document.getElementById('fault-count').value = '1'; "
+                + "document.getElementById('fault-form').requestSubmit()")
+        try await page.waitUntil(
+            #"document.querySelector('#faults li[data-id="f3"]')?.textContent.includes('f3 status 429 retry-after 7s on subscribe')"#,
+            "the 429 added from the form")
+        #expect(
+            emulator.faultEntries.last?.rule
+                == FaultRule(.status(429, body: nil, retryAfter: 7), family: .subscribe, count: 1))
+        #expect(emulator.removeFault(id: "f3"))
+
         // Remove one, then clear the rest.
         _ = try await page.evaluate(#"document.querySelector('#faults li[data-id="f1"] button').click()"#)
         try await page.waitUntil(

@@ -682,6 +682,7 @@ async function loadPresence() {
 function describeFault(fault) {
   let what = fault.kind;
   if (fault.kind === "status") what += " " + fault.status;
+  if (fault.retryAfter !== undefined) what += ` retry-after ${fault.retryAfter}s`;
   if (fault.seconds !== undefined) what += ` ${fault.seconds}s`;
   if (fault.bytes !== undefined) what += ` ${fault.bytes} bytes`;
   const filters = [fault.family];
@@ -730,6 +731,7 @@ async function loadFaults() {
 function showFaultFields() {
   const kind = $("fault-kind").value;
   $("fault-status").hidden = kind !== "status";
+  $("fault-retry-after").hidden = kind !== "status";
   $("fault-seconds").hidden = kind !== "delay" && kind !== "blackhole";
 }
 
@@ -738,7 +740,10 @@ async function addFault(event) {
   const kind = $("fault-kind").value;
   const fault = { kind, family: $("fault-family").value };
   // Empty fields go as they are, so the emulator names the field that is missing.
-  if (kind === "status") fault.status = $("fault-status").value === "" ? null : Number($("fault-status").value);
+  if (kind === "status") {
+    fault.status = $("fault-status").value === "" ? null : Number($("fault-status").value);
+    if ($("fault-retry-after").value !== "") fault.retryAfter = Number($("fault-retry-after").value);
+  }
   if (kind === "delay" || kind === "blackhole") {
     fault.seconds = $("fault-seconds").value === "" ? null : Number($("fault-seconds").value);
   }

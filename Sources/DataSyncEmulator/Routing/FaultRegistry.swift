@@ -42,8 +42,13 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
 public enum FaultAction: Sendable, Equatable {
     /// Answers this status at once. The body is the given JSON, or when nil the error envelope
     /// the family's service uses (DataSync's `{"errors":[…]}`, Access Manager's object, the
-    /// pub/sub `{"status","message","error","service"}` object).
-    case status(Int, body: JSONValue?)
+    /// pub/sub `{"status","message","error","service"}` object). With `retryAfter`, the answer
+    /// carries `Retry-After` with that many seconds, as the service's `429` and `503` may.
+    case status(Int, body: JSONValue?, retryAfter: Int? = nil)
+    /// Answers `200` at once with the route's JSON content type and this text as the body, which
+    /// need not be JSON (`{"t":` cut short when nil): a complete answer a client cannot read, as
+    /// opposed to ``truncate(bytes:)``, whose connection closes mid-body.
+    case malformed(String?)
     /// Waits this long on the emulator clock, then answers normally.
     case delay(Duration)
     /// Closes the connection without sending a byte.
@@ -253,8 +258,16 @@ final class FaultRegistry: Sendable {
         _ action: FaultAction, family: FaultFamily, normal: () async -> ServerResponse
     ) async -> ServerResponse {
         switch action {
-        case .status(let status, let body):
-            return Self.statusAnswer(status, body: body, family: family)
+        case .status(let status, let body, let retryAfter):
+            let answer = Self.statusAnswer(status, body: body, family: family)
+            guard let retryAfter else { return answer }
+            var withRetry = answer
+            withRetry.headers.append((name: "Retry-After", value: String(retryAfter)))
+            return withRetry
+        case .malformed(let text):
+            let body = Array((text ?? Self.defaultMalformedBody).utf8)
+            let type = family == .dataSync ? "application/vnd.pubnub.objects+json" : "application/json"
+            return ServerResponse(status: 200, headers: [(name: "Content-Type", value: type)], body: body)
         case .delay(let duration):
             let waited = await held { (try? await clock.sleep(for: duration)) != nil }
             // When the client went away while waiting, nobody reads an answer.
@@ -271,6 +284,10 @@ final class FaultRegistry: Sendable {
             return ServerResponse(status: 200).injecting(.dropConnection)
         }
     }
+
+    /// What a `malformed` fault sends when it names no text: the start of a subscribe answer,
+    /// cut short, so a decoder cannot even find the cursor.
+    static let defaultMalformedBody = #"{"t":"#
 
     static func statusAnswer(_ status: Int, body: JSONValue?, family: FaultFamily) -> ServerResponse {
         if let body { return PubSubWire.json(status, body).withContentType("application/json") }

@@ -15,7 +15,7 @@ extension FaultRule {
     /// The fields a JSON fault description may hold.
     static let fields: Set<String> = [
         "kind", "family", "method", "pathPrefix", "channel", "count", "probability", "status", "body", "seconds",
-        "bytes",
+        "bytes", "retryAfter",
     ]
 
     /// The most seconds a delay or blackhole may last (a day): longer is a typo, not a test.
@@ -57,7 +57,8 @@ extension FaultRule {
         }
 
         guard let kind = try string("kind") else {
-            throw FaultRuleError(field: "kind", message: "is required: status, delay, reset, truncate or blackhole")
+            throw FaultRuleError(
+                field: "kind", message: "is required: status, malformed, delay, reset, truncate or blackhole")
         }
         let action: FaultAction
         switch kind {
@@ -69,15 +70,34 @@ extension FaultRule {
             guard (200...599).contains(status) else {
                 throw FaultRuleError(field: "status", message: "must be between 200 and 599")
             }
-            action = .status(status, body: object["body"])
+            var retryAfter: Int?
+            if let value = object["retryAfter"], !value.isNull {
+                guard let seconds = value.intValue, seconds >= 0, seconds <= Int(Self.maximumSeconds) else {
+                    throw FaultRuleError(
+                        field: "retryAfter",
+                        message: "must be a whole number of seconds, 0 to \(Int(Self.maximumSeconds))")
+                }
+                retryAfter = seconds
+            }
+            action = .status(status, body: object["body"], retryAfter: retryAfter)
+        case "malformed":
+            try forbid("status", "seconds", "bytes", "retryAfter", kind: kind)
+            var text: String?
+            if let value = object["body"], !value.isNull {
+                guard let given = value.stringValue else {
+                    throw FaultRuleError(field: "body", message: "for kind \"malformed\" is the text to send, a string")
+                }
+                text = given
+            }
+            action = .malformed(text)
         case "delay":
-            try forbid("status", "body", "bytes", kind: kind)
+            try forbid("status", "body", "bytes", "retryAfter", kind: kind)
             action = .delay(try seconds())
         case "reset":
-            try forbid("status", "body", "bytes", "seconds", kind: kind)
+            try forbid("status", "body", "bytes", "seconds", "retryAfter", kind: kind)
             action = .reset
         case "truncate":
-            try forbid("status", "body", "seconds", kind: kind)
+            try forbid("status", "body", "seconds", "retryAfter", kind: kind)
             var bytes: Int?
             if let value = object["bytes"], !value.isNull {
                 guard let count = value.intValue, count >= 0 else {
@@ -87,10 +107,11 @@ extension FaultRule {
             }
             action = .truncate(bytes: bytes)
         case "blackhole":
-            try forbid("status", "body", "bytes", kind: kind)
+            try forbid("status", "body", "bytes", "retryAfter", kind: kind)
             action = .blackhole(try seconds())
         default:
-            throw FaultRuleError(field: "kind", message: "must be status, delay, reset, truncate or blackhole")
+            throw FaultRuleError(
+                field: "kind", message: "must be status, malformed, delay, reset, truncate or blackhole")
         }
 
         var family = FaultFamily.any
@@ -144,10 +165,14 @@ extension FaultRule {
         if let count { object["count"] = .int(Int64(count)) }
         if let probability { object["probability"] = .double(probability) }
         switch action {
-        case .status(let status, let body):
+        case .status(let status, let body, let retryAfter):
             object["kind"] = "status"
             object["status"] = .int(Int64(status))
             if let body { object["body"] = body }
+            if let retryAfter { object["retryAfter"] = .int(Int64(retryAfter)) }
+        case .malformed(let text):
+            object["kind"] = "malformed"
+            if let text { object["body"] = .string(text) }
         case .delay(let duration):
             object["kind"] = "delay"
             object["seconds"] = .double(Self.seconds(duration))
