@@ -167,7 +167,8 @@ let package = Package(
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
-            name: "DataSyncIntegrationTests", dependencies: ["DataSync", "DataSyncEmulator", "Transport", "JSONCore"]),
+            name: "DataSyncIntegrationTests",
+            dependencies: ["DataSync", "DataSyncEmulator", "DataSyncTestSupport", "Transport", "JSONCore"]),
         .testTarget(
             name: "RealtimeTests",
             dependencies: [
@@ -199,12 +200,15 @@ let package = Package(
             ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
-        .testTarget(name: "EmulatorHardeningTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "EmulatorHardeningTests",
+            dependencies: ["DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncRealtimeIntegrationTests",
             dependencies: [
-                "Realtime", "DataSync", "DataSyncEmulator", "PubNubCore", "DataSyncModels", "Transport", "JSONCore",
+                "Realtime", "DataSync", "DataSyncEmulator", "DataSyncTestSupport", "PubNubCore", "DataSyncModels",
+                "Transport", "JSONCore",
             ]),
         .testTarget(
             name: "DataSyncLiveTests",

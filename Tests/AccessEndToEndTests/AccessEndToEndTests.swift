@@ -17,8 +17,8 @@ import Testing
 struct AccessEndToEndTests {
     static let userBits = 16 | 32 | 64 | 8  // create, get, update, delete
 
-    @Test(arguments: Backend.allCases)
-    func aTokenMintedByTheServerAndSetOnTheClientWorks(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func aTokenMintedByTheServerAndSetOnTheClientWorks(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client()
@@ -40,8 +40,8 @@ struct AccessEndToEndTests {
         #expect(refused.statusCode == 403)
     }
 
-    @Test(arguments: Backend.allCases)
-    func noTokenIs401UnauthorizedWithTheServicesCode(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func noTokenIs401UnauthorizedWithTheServicesCode(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client()
@@ -62,8 +62,8 @@ struct AccessEndToEndTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aTokenWithoutTheBitIs403WithTheDetailsOfTheBody(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func aTokenWithoutTheBitIs403WithTheDetailsOfTheBody(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let readOnly = try await rig.server.grantToken(
@@ -100,8 +100,8 @@ struct AccessEndToEndTests {
         #expect(group.details.contains(PubNubError.Detail(message: "channel group team", path: "channel-groups")))
     }
 
-    @Test(arguments: Backend.allCases)
-    func aTokensProjectionDecidesWhichFieldsARestReadReturns(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func aTokensProjectionDecidesWhichFieldsARestReadReturns(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let token = try await rig.server.grantToken(
@@ -127,8 +127,8 @@ struct AccessEndToEndTests {
         #expect(unknown.errorCode == "DS-0202")
     }
 
-    @Test(arguments: Backend.allCases)
-    func aForbiddenSubscribeIsReportedOnTheStatusStreamAndANewTokenResumesIt(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func aForbiddenSubscribeIsReportedOnTheStatusStreamAndANewTokenResumesIt(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let readA = try await rig.server.grantToken(ttlMinutes: 15, resources: ["channels": ["a": 1]])
@@ -159,8 +159,8 @@ struct AccessEndToEndTests {
         subscriber.unsubscribeAll()
     }
 
-    @Test(arguments: Backend.allCases)
-    func theTokenProviderRefreshesAfterExpiryOnTheEmulatorClockWithNoRequestLost(_ backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func theTokenProviderRefreshesAfterExpiryOnTheEmulatorClockWithNoRequestLost(_ backend: HTTPBackend) async throws {
         let rig = try await AccessRig.start(backend)
         defer { Task { await rig.stop() } }
         let log = ProviderLog()

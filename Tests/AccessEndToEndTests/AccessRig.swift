@@ -6,21 +6,6 @@ import PubNubCore
 import Testing
 import Transport
 
-/// The two HTTP backends every end-to-end test runs on.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
-
 /// 2026-09-07T07:34:55Z, a whole second so token issue times are exact.
 let accessStart = Date(timeIntervalSince1970: 1_788_766_495)
 
@@ -53,14 +38,14 @@ struct AccessRig {
         ]
     ]
 
-    let backend: Backend
+    let backend: HTTPBackend
     let emulator: Emulator
     let clock: EmulatorClock
     let port: Int
     /// The server role: holds the secret key. Never part of a client.
     let server: AccessManagerTestServer
 
-    static func start(_ backend: Backend) async throws -> AccessRig {
+    static func start(_ backend: HTTPBackend) async throws -> AccessRig {
         let clock = EmulatorClock.manual(startingAt: accessStart)
         let emulator = try Emulator(
             configuration: EmulatorConfiguration(clock: clock, pubSub: PubSubConfiguration(keysets: [keyset])))

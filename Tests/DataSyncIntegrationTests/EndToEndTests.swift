@@ -1,5 +1,6 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import Testing
 import Transport
@@ -11,8 +12,8 @@ import Transport
         var sku: String
     }
 
-    @Test(arguments: Backend.allCases)
-    func usersLifecycle(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func usersLifecycle(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             let created = try await dataSync.createUser(
@@ -44,8 +45,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func channelsLifecycle(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func channelsLifecycle(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             let created = try await dataSync.createChannel(classVersion: 1, payload: ["topic": "news"])
@@ -67,8 +68,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func entitiesLifecycle(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func entitiesLifecycle(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             for (index, price) in [19.99, 79.99, 250.0].enumerated() {
@@ -94,8 +95,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func membershipsLifecycle(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func membershipsLifecycle(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             _ = try await dataSync.createUser(classVersion: 1, id: "u1")
@@ -130,8 +131,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func relationshipsLifecycle(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func relationshipsLifecycle(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             _ = try await dataSync.createUser(classVersion: 1, id: "buyer")
@@ -159,8 +160,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func staleETagsAreRejectedAndChangeNothing(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func staleETagsAreRejectedAndChangeNothing(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             let original = try await dataSync.createUser(classVersion: 1, id: "u", status: "one")
@@ -189,8 +190,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func serviceErrorsKeepTheirDetails(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func serviceErrorsKeepTheirDetails(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             let undeclared = await expectPubNubError(.badRequest) {
@@ -216,8 +217,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func paginationAndTheAutoPagerVisitEveryObjectOnce(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func paginationAndTheAutoPagerVisitEveryObjectOnce(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             for index in 0..<25 {
@@ -240,8 +241,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func expiredObjectsDisappear(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func expiredObjectsDisappear(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             _ = try await dataSync.createUser(classVersion: 1, id: "short-lived")
@@ -252,8 +253,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func completionHandlersDeliverResultsOverHTTP(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func completionHandlersDeliverResultsOverHTTP(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             let dataSync = fixture.dataSync
             let user: PubNubDataSyncUser = try await withCheckedThrowingContinuation { continuation in
@@ -273,8 +274,8 @@ import Transport
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func tokenChangesReachTheWire(backend: Backend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func tokenChangesReachTheWire(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             // The emulator accepts any credential; what matters is that requests keep flowing
             // after the token changes mid-run.

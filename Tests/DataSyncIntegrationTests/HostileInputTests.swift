@@ -1,4 +1,5 @@
 import DataSync
+import DataSyncTestSupport
 import Foundation
 import Testing
 import Transport
@@ -19,8 +20,8 @@ private final class LineSink: HTTPLogSink, @unchecked Sendable {
 
 @Suite("Hostile ids and secrets, end to end")
 struct HostileInputTests {
-    @Test("ids '.' and '..' reach the service as ids, not as dot segments", arguments: Backend.allCases)
-    func dotSegmentIds(backend: Backend) async throws {
+    @Test("ids '.' and '..' reach the service as ids, not as dot segments", arguments: HTTPBackend.allCases)
+    func dotSegmentIds(backend: HTTPBackend) async throws {
         try await withFixture(backend) { fixture in
             for id in [".", ".."] {
                 let created = try await fixture.dataSync.createUser(classVersion: 1, id: id, status: "active")
@@ -34,8 +35,8 @@ struct HostileInputTests {
         }
     }
 
-    @Test("a sentinel token appears in no error description and no log line", arguments: Backend.allCases)
-    func tokenNeverLeaks(backend: Backend) async throws {
+    @Test("a sentinel token appears in no error description and no log line", arguments: HTTPBackend.allCases)
+    func tokenNeverLeaks(backend: HTTPBackend) async throws {
         let sentinel = "SENTINEL-TOKEN-0123456789abcdef"
         let sink = LineSink()
         try await withFixture(backend) { fixture in

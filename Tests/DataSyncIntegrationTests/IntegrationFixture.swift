@@ -1,23 +1,9 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import Testing
 import Transport
-
-/// The two HTTP backends every end-to-end test runs on.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
 
 /// An emulator started in this process on an ephemeral loopback port, with the classes the
 /// suite needs, and a client talking to it over real HTTP through one backend.
@@ -51,7 +37,7 @@ struct IntegrationFixture {
     var dataSync: PubNubDataSync { pubnub.dataSync }
 
     /// Starts an emulator whose clock is frozen at `startTime` and a client on `backend`.
-    static func start(_ backend: Backend, startTime: Date = Date(timeIntervalSince1970: 1_780_000_000)) async throws
+    static func start(_ backend: HTTPBackend, startTime: Date = Date(timeIntervalSince1970: 1_780_000_000)) async throws
         -> IntegrationFixture
     {
         let emulator = try Emulator(configuration: EmulatorConfiguration(classes: classes, startTime: startTime))
@@ -73,7 +59,7 @@ struct IntegrationFixture {
 
 /// Runs `body` against a fresh fixture and always stops the emulator.
 func withFixture(
-    _ backend: Backend, startTime: Date = Date(timeIntervalSince1970: 1_780_000_000),
+    _ backend: HTTPBackend, startTime: Date = Date(timeIntervalSince1970: 1_780_000_000),
     _ body: (IntegrationFixture) async throws -> Void
 ) async throws {
     let fixture = try await IntegrationFixture.start(backend, startTime: startTime)

@@ -1,4 +1,5 @@
 import DataSync
+import DataSyncTestSupport
 import Testing
 
 /// The README's example, run as written (only the keys and origin point at the emulator), so the

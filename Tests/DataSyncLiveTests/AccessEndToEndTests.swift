@@ -32,8 +32,8 @@ struct AccessEndToEndTests {
 
     @Test(
         "403 to the subscribe loop and to reads, then a new token: stale, read again, converged, never backwards",
-        arguments: Backend.allCases)
-    func deniedThenNewToken(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func deniedThenNewToken(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend, keyset: Self.keyset) { rig in
             let server = try rig.accessManager(secretKey: Self.keyset.secretKey)
             let writerToken = try await server.grantToken(ttlMinutes: 60, patterns: Self.everything)

@@ -37,8 +37,8 @@ private final class LongPollGate: HTTPMiddleware {
 struct CatchUpTests {
     @Test(
         "a burst of 130 changes while connected is applied from the events: no gap, no second read",
-        arguments: Backend.allCases, [0, 100])
-    func burstIsApplied(_ backend: Backend, threshold: Int) async throws {
+        arguments: HTTPBackend.allCases, [0, 100])
+    func burstIsApplied(_ backend: HTTPBackend, threshold: Int) async throws {
         let gate = LongPollGate()
         let setUp: (inout PubNubConfiguration) -> Void = {
             $0.middlewares = [gate]

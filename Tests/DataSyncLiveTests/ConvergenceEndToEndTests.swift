@@ -2,6 +2,7 @@ import Auth
 import DataSync
 import DataSyncEmulator
 import DataSyncLive
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import PubNubCore
@@ -47,16 +48,6 @@ struct Probe: Sendable {
     }
 }
 
-/// Yields until `condition` holds, or until the test is cancelled (its time limit): a count of
-/// yields would be a hidden time bound, too short on a loaded machine.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    while !Task.isCancelled {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 extension LiveRig {
     /// Every kind of view, on the objects ``World`` writes.
     func probes(_ views: PubNubLiveViews) throws -> (early: [Probe], late: [Probe]) {
@@ -91,8 +82,8 @@ extension LiveRig {
 struct ConvergenceEndToEndTests {
     @Test(
         "every kind of view converges to the service after random writes by two concurrent writers",
-        arguments: Backend.allCases)
-    func randomWrites(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func randomWrites(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend) { rig in
             try await World.seed(rig)
             let (early, late) = try rig.probes(rig.watcher.liveViews)
@@ -114,8 +105,8 @@ struct ConvergenceEndToEndTests {
 
     @Test(
         "cancelling a view unsubscribes what it alone held; a channel another view needs stays",
-        arguments: Backend.allCases)
-    func cancellation(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func cancellation(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend) { rig in
             try await World.seed(rig)
             let views = rig.watcher.liveViews
@@ -144,8 +135,8 @@ struct ConvergenceEndToEndTests {
         }
     }
 
-    @Test("the closure form delivers the same snapshots, in order, until cancelled", arguments: Backend.allCases)
-    func closureForm(_ backend: Backend) async throws {
+    @Test("the closure form delivers the same snapshots, in order, until cancelled", arguments: HTTPBackend.allCases)
+    func closureForm(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend) { rig in
             try await World.seed(rig)
             let received = Waitable<[PubNubLiveSnapshot<PubNubDataSyncUser>]>([])
@@ -190,8 +181,8 @@ struct ConvergenceEndToEndTests {
         }
     }
 
-    @Test("releasing the client ends its views; unsubscribeAll() ends them too", arguments: Backend.allCases)
-    func endsWithTheClient(_ backend: Backend) async throws {
+    @Test("releasing the client ends its views; unsubscribeAll() ends them too", arguments: HTTPBackend.allCases)
+    func endsWithTheClient(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend) { rig in
             try await World.seed(rig)
             var client: PubNub? = PubNub(configuration: rig.watcher.configuration)

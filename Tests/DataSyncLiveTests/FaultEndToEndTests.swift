@@ -39,8 +39,8 @@ extension StatusLog {
 struct FaultEndToEndTests {
     @Test(
         "connections reset during long-polls: every view goes stale, reads again and converges, never backwards",
-        arguments: Backend.allCases)
-    func resetsDuringLongPoll(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func resetsDuringLongPoll(_ backend: HTTPBackend) async throws {
         try await withLiveRig(backend) { rig in
             try await World.seed(rig)
             let (early, late) = try rig.probes(rig.watcher.liveViews)
@@ -74,8 +74,8 @@ struct FaultEndToEndTests {
 
     @Test(
         "more changes while away than the service's catch-up buffer holds: a gap, a read, convergence",
-        arguments: Backend.allCases)
-    func gapLargerThanBuffer(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func gapLargerThanBuffer(_ backend: HTTPBackend) async throws {
         let smallBuffer = PubSubConfiguration(catchUpBufferSize: 6)
         let lowThreshold: (inout PubNubConfiguration) -> Void = { $0.requestMessageCountThreshold = 5 }
         try await withLiveRig(backend, pubSub: smallBuffer, configure: lowThreshold) { rig in
@@ -126,8 +126,8 @@ struct FaultEndToEndTests {
 
     @Test(
         "a reconnection that cannot catch up (restore off): a gap, a read, convergence (also joining a live loop)",
-        arguments: Backend.allCases, [false, true])
-    func reconnectionWithoutCatchUp(_ backend: Backend, loopAlreadyLive: Bool) async throws {
+        arguments: HTTPBackend.allCases, [false, true])
+    func reconnectionWithoutCatchUp(_ backend: HTTPBackend, loopAlreadyLive: Bool) async throws {
         let noRestore: (inout PubNubConfiguration) -> Void = { $0.restore = false }
         try await withLiveRig(backend, configure: noRestore) { rig in
             try await World.seed(rig)

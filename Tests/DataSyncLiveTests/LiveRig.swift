@@ -10,21 +10,6 @@ import Realtime
 import Testing
 import Transport
 
-/// The two HTTP backends every end-to-end test runs on.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
-
 struct RigFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
@@ -74,7 +59,7 @@ final class LiveRig: Sendable {
         ],
     ]
 
-    let backend: Backend
+    let backend: HTTPBackend
     let emulator: Emulator
     let origin: String
     let host: String
@@ -91,7 +76,7 @@ final class LiveRig: Sendable {
         ProcessInfo.processInfo.environment["LIVE_RIG_LOG"] == nil ? nil : { @Sendable line in diag(line) }
 
     init(
-        _ backend: Backend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil, writers count: Int = 2,
+        _ backend: HTTPBackend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil, writers count: Int = 2,
         writerToken: String? = nil, watcherToken: String? = nil,
         configure: (inout PubNubConfiguration) -> Void = { _ in }
     ) async throws {
@@ -154,7 +139,7 @@ final class LiveRig: Sendable {
 
 /// Runs `body` with a fresh rig and always stops its emulator.
 func withLiveRig(
-    _ backend: Backend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil,
+    _ backend: HTTPBackend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil,
     writerToken: String? = nil, watcherToken: String? = nil,
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (LiveRig) async throws -> Void
 ) async throws {

@@ -1,5 +1,6 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import PubNubCore
@@ -8,8 +9,8 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2)))
 struct ProjectionEndToEndTests {
-    @Test("the base and a named projection of one object each see their own subset", arguments: Backend.allCases)
-    func twoProjectionsOfOneObject(_ backend: Backend) async throws {
+    @Test("the base and a named projection of one object each see their own subset", arguments: HTTPBackend.allCases)
+    func twoProjectionsOfOneObject(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let entity = rig.watcher.dataSyncEntity("c1")
             let base = entity.subscription()
@@ -58,8 +59,8 @@ struct ProjectionEndToEndTests {
 
 @Suite(.timeLimit(.minutes(2)))
 struct DedupeEndToEndTests {
-    @Test("a client on both sides of a membership gets each change once per receiver", arguments: Backend.allCases)
-    func membershipSeenOncePerListener(_ backend: Backend) async throws {
+    @Test("a client on both sides of a membership gets each change once per receiver", arguments: HTTPBackend.allCases)
+    func membershipSeenOncePerListener(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
             _ = try await ds.createUser(classVersion: 1, id: "alice")
@@ -109,8 +110,8 @@ struct DedupeEndToEndTests {
 struct GapEndToEndTests {
     @Test(
         "more events while disconnected than the catch-up buffer holds raise the gap signal",
-        arguments: Backend.allCases)
-    func catchUpOverflowRaisesGap(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func catchUpOverflowRaisesGap(_ backend: HTTPBackend) async throws {
         let smallBuffer = PubSubConfiguration(catchUpBufferSize: 6)
         let lowThreshold: (inout PubNubConfiguration) -> Void = { $0.requestMessageCountThreshold = 5 }
         try await withRig(backend, pubSub: smallBuffer, configure: lowThreshold) { rig in
@@ -148,8 +149,8 @@ struct GapEndToEndTests {
         }
     }
 
-    @Test("a reconnection that cannot resume (restore off) raises the gap signal", arguments: Backend.allCases)
-    func reconnectWithoutRestoreRaisesGap(_ backend: Backend) async throws {
+    @Test("a reconnection that cannot resume (restore off) raises the gap signal", arguments: HTTPBackend.allCases)
+    func reconnectWithoutRestoreRaisesGap(_ backend: HTTPBackend) async throws {
         let noRestore: (inout PubNubConfiguration) -> Void = { $0.restore = false }
         try await withRig(backend, configure: noRestore) { rig in
             let subscription = rig.watcher.dataSyncEntity("alice").subscription()

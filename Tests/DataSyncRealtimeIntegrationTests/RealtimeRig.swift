@@ -1,26 +1,12 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import PubNubCore
 import Realtime
 import Testing
 import Transport
-
-/// The two HTTP backends every test runs on.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
 
 /// What one receiver's listeners delivered, in order.
 enum Heard: Sendable, CustomStringConvertible {
@@ -194,7 +180,7 @@ final class RealtimeRig {
     var dataSync: PubNubDataSync { writer.dataSync }
 
     init(
-        _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(),
+        _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(),
         configure: (inout PubNubConfiguration) -> Void = { _ in }
     ) async throws {
         emulator = try Emulator(
@@ -251,7 +237,7 @@ struct RigFailure: Error, CustomStringConvertible {
 
 /// Runs `body` with a fresh rig and always stops its emulator.
 func withRig(
-    _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(),
+    _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(),
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (RealtimeRig) async throws -> Void
 ) async throws {
     let rig = try await RealtimeRig(backend, pubSub: pubSub, configure: configure)

@@ -1,5 +1,6 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import PubNubCore
@@ -11,8 +12,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct RoutingEndToEndTests {
     @Test(
-        "users, channels, entities and a User subclass get their own changes on their id", arguments: Backend.allCases)
-    func ownChannel(_ backend: Backend) async throws {
+        "users, channels, entities and a User subclass get their own changes on their id", arguments: HTTPBackend.allCases)
+    func ownChannel(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ids = ["alice", "general", "p1", "e1"]
             let subscriptions = ids.map { rig.watcher.dataSyncEntity($0).subscription() }
@@ -72,8 +73,8 @@ struct RoutingEndToEndTests {
         }
     }
 
-    @Test("a membership's create, update and delete reach its channel and its user", arguments: Backend.allCases)
-    func membershipOnBothEndpoints(_ backend: Backend) async throws {
+    @Test("a membership's create, update and delete reach its channel and its user", arguments: HTTPBackend.allCases)
+    func membershipOnBothEndpoints(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
             _ = try await ds.createUser(classVersion: 1, id: "alice")
@@ -108,8 +109,8 @@ struct RoutingEndToEndTests {
         }
     }
 
-    @Test("a relationship's create, update and delete reach both of its sides", arguments: Backend.allCases)
-    func relationshipOnBothEndpoints(_ backend: Backend) async throws {
+    @Test("a relationship's create, update and delete reach both of its sides", arguments: HTTPBackend.allCases)
+    func relationshipOnBothEndpoints(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
             _ = try await ds.createUser(classVersion: 1, id: "alice")
@@ -143,8 +144,8 @@ struct RoutingEndToEndTests {
         }
     }
 
-    @Test("an update reaches every object linked to the changed one, in both directions", arguments: Backend.allCases)
-    func updatesFanOut(_ backend: Backend) async throws {
+    @Test("an update reaches every object linked to the changed one, in both directions", arguments: HTTPBackend.allCases)
+    func updatesFanOut(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
             _ = try await ds.createUser(classVersion: 1, id: "alice")
@@ -192,8 +193,8 @@ struct RoutingEndToEndTests {
 
 @Suite(.timeLimit(.minutes(2)))
 struct DeleteEndToEndTests {
-    @Test("a delete reaches linked objects, then cascades its links, naming their sides", arguments: Backend.allCases)
-    func deleteCascades(_ backend: Backend) async throws {
+    @Test("a delete reaches linked objects, then cascades its links, naming their sides", arguments: HTTPBackend.allCases)
+    func deleteCascades(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
             _ = try await ds.createUser(classVersion: 1, id: "alice")

@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -32,16 +33,6 @@ private func withServer(
         throw error
     }
     await server.stop()
-}
-
-/// Waits (without sleeping on the cooperative pool for long) until `condition` holds or 10 s pass.
-private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while !condition() {
-        if Date() > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }
 
 /// Issue 18, point 3: over the connection limit a client is answered at once (idle connections

@@ -460,12 +460,12 @@ extension FaultScenario {
 
 @Suite("Fault matrix: the subscribe loop against injected faults", .timeLimit(.minutes(1)))
 struct FaultMatrixTests {
-    @Test("Scenario", arguments: FaultScenario.all, Backend.allCases)
-    func scenario(_ scenario: FaultScenario, _ backend: Backend) async throws {
+    @Test("Scenario", arguments: FaultScenario.all, HTTPBackend.allCases)
+    func scenario(_ scenario: FaultScenario, _ backend: HTTPBackend) async throws {
         try await run(scenario, backend)
     }
 
-    private func run(_ scenario: FaultScenario, _ backend: Backend) async throws {
+    private func run(_ scenario: FaultScenario, _ backend: HTTPBackend) async throws {
         try await withRealtime(backend, pubSub: scenario.pubSub, configure: scenario.configure) { fixture in
             try await scenario.drive(fixture)
             let timeline = fixture.timeline

@@ -9,8 +9,8 @@ import Testing
 /// client publishes with Messaging, the subscriber receives through listeners and streams.
 @Suite("Realtime end to end against the emulator", .timeLimit(.minutes(1)))
 struct RealtimeEndToEndTests {
-    @Test("Published messages arrive in order, exactly once, with their metadata", arguments: Backend.allCases)
-    func messagesInOrder(_ backend: Backend) async throws {
+    @Test("Published messages arrive in order, exactly once, with their metadata", arguments: HTTPBackend.allCases)
+    func messagesInOrder(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             let subscription = fixture.subscriber.channel("room").subscription()
             let stream = subscription.messages()
@@ -45,8 +45,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("Signals arrive as signals; fire is never delivered", arguments: Backend.allCases)
-    func signalsAndFire(_ backend: Backend) async throws {
+    @Test("Signals arrive as signals; fire is never delivered", arguments: HTTPBackend.allCases)
+    func signalsAndFire(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             #expect(await fixture.subscribe(["room"]))
             await fixture.waitForReceive()
@@ -61,8 +61,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("A channel group filled by Messaging delivers with the group as subscription", arguments: Backend.allCases)
-    func channelGroups(_ backend: Backend) async throws {
+    @Test("A channel group filled by Messaging delivers with the group as subscription", arguments: HTTPBackend.allCases)
+    func channelGroups(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             try await fixture.publisher.add(channels: ["g.one", "g.two"], to: "team")
             #expect(await fixture.subscribe([], groups: ["team"]))
@@ -79,8 +79,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("A wildcard a.* receives every channel under a.", arguments: Backend.allCases)
-    func wildcard(_ backend: Backend) async throws {
+    @Test("A wildcard a.* receives every channel under a.", arguments: HTTPBackend.allCases)
+    func wildcard(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             #expect(await fixture.subscribe(["a.*"]))
             await fixture.waitForReceive()
@@ -94,8 +94,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("Presence: join, state change, leave and timeout (on the emulator's clock)", arguments: Backend.allCases)
-    func presence(_ backend: Backend) async throws {
+    @Test("Presence: join, state change, leave and timeout (on the emulator's clock)", arguments: HTTPBackend.allCases)
+    func presence(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             // The subscriber's own join is announced with the handshake, before the cursor it
             // receives from, so it is not delivered to itself.
@@ -152,8 +152,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("A burst published while disconnected is caught up after reconnect()", arguments: Backend.allCases)
-    func catchUpAfterDisconnect(_ backend: Backend) async throws {
+    @Test("A burst published while disconnected is caught up after reconnect()", arguments: HTTPBackend.allCases)
+    func catchUpAfterDisconnect(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             #expect(await fixture.subscribe(["feed"]))
             await fixture.waitForReceive()
@@ -169,8 +169,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("time() reads the emulator's clock; here-now and where-now see the subscriber", arguments: Backend.allCases)
-    func timeAndPresenceQueries(_ backend: Backend) async throws {
+    @Test("time() reads the emulator's clock; here-now and where-now see the subscriber", arguments: HTTPBackend.allCases)
+    func timeAndPresenceQueries(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             let time = try await fixture.publisher.time()
             let expected = UInt64(RealtimeFixture.startTime.timeIntervalSince1970) * 10_000_000
@@ -193,8 +193,8 @@ struct RealtimeEndToEndTests {
 
     @Test(
         "Encrypted publishes are decrypted; a foreign key gives decryptionError; signals stay plain",
-        arguments: Backend.allCases)
-    func encryption(_ backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func encryption(_ backend: HTTPBackend) async throws {
         let module = try CryptoModule.aesCbcCryptoModule(cipherKey: "e2e-key")
         let legacy = try CryptoModule.legacyCryptoModule(cipherKey: "e2e-key")
         let foreign = try CryptoModule.aesCbcCryptoModule(cipherKey: "someone else")

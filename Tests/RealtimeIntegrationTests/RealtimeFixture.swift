@@ -7,21 +7,6 @@ import Realtime
 import Testing
 import Transport
 
-/// The two HTTP backends every end-to-end test runs on.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
-
 /// What the subscriber saw, in the order its listeners were called.
 enum Seen: Sendable, Equatable {
     case event(PubNubEvent)
@@ -267,7 +252,7 @@ final class ObservingHandler: ServerHandler {
 final class RealtimeFixture: Sendable {
     static let startTime = Date(timeIntervalSince1970: 1_790_000_000)
 
-    let backend: Backend
+    let backend: HTTPBackend
     let emulator: Emulator
     let observer: ObservingHandler
     let port: UInt16
@@ -281,7 +266,7 @@ final class RealtimeFixture: Sendable {
     private let helpers = Locked<[Task<Void, Never>]>([])
 
     private init(
-        backend: Backend, emulator: Emulator, observer: ObservingHandler, server: HTTPServer, port: UInt16,
+        backend: HTTPBackend, emulator: Emulator, observer: ObservingHandler, server: HTTPServer, port: UInt16,
         subscriber: PubNub, publisher: PubNub, clock: ManualClock
     ) {
         self.clock = clock
@@ -300,7 +285,7 @@ final class RealtimeFixture: Sendable {
     /// Starts everything; `configure` adjusts the subscriber's configuration (its clock and
     /// transport are set already).
     static func start(
-        _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(),
+        _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(),
         subscriberId: String = "subscriber",
         configure: (inout PubNubConfiguration) -> Void = { _ in }
     ) async throws -> RealtimeFixture {
@@ -327,7 +312,7 @@ final class RealtimeFixture: Sendable {
 
     /// A publishing client (no retries, its own manual clock) on `port`.
     static func makePublisher(
-        _ backend: Backend, port: UInt16, userId: String = "publisher",
+        _ backend: HTTPBackend, port: UInt16, userId: String = "publisher",
         configure: (inout PubNubConfiguration) -> Void = { _ in }
     ) throws -> PubNub {
         var configuration = PubNubConfiguration(
@@ -426,7 +411,7 @@ final class RealtimeFixture: Sendable {
 
 /// Runs `body` against a fresh fixture and always stops the server.
 func withRealtime(
-    _ backend: Backend, pubSub: PubSubConfiguration = PubSubConfiguration(), subscriberId: String = "subscriber",
+    _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(), subscriberId: String = "subscriber",
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (RealtimeFixture) async throws -> Void
 ) async throws {
     let fixture = try await RealtimeFixture.start(

@@ -17,7 +17,7 @@ private struct ProxiedRig {
     let timeline = Timeline()
 
     static func start(
-        _ backend: Backend, configure: (inout PubNubConfiguration) -> Void
+        _ backend: HTTPBackend, configure: (inout PubNubConfiguration) -> Void
     ) async throws -> ProxiedRig {
         let emulator = try Emulator()
         let url = try await emulator.start()
@@ -56,8 +56,8 @@ private struct ProxiedRig {
 struct RecoveryThroughFaultProxyTests {
     @Test(
         "refused connects are retried on the short schedule, so the heal is noticed within 2 s of the clock",
-        arguments: Backend.allCases)
-    func refusedThenHealed(backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func refusedThenHealed(backend: HTTPBackend) async throws {
         let rig = try await ProxiedRig.start(backend) { configuration in
             configuration.subscribeReconnectionPolicy = .exponential(maximumJitter: .zero)
         }
@@ -82,8 +82,8 @@ struct RecoveryThroughFaultProxyTests {
 
     @Test(
         "behind a blackhole a timed-out REST call gives up the long-poll; a probe ends the 60 s wait once healed",
-        arguments: Backend.allCases)
-    func blackholeThenHealed(backend: Backend) async throws {
+        arguments: HTTPBackend.allCases)
+    func blackholeThenHealed(backend: HTTPBackend) async throws {
         let rig = try await ProxiedRig.start(backend) { configuration in
             configuration.subscribeReconnectionPolicy = .linear(delay: .seconds(60), maximumJitter: .zero)
             configuration.reconnectionProbeInterval = .seconds(2)

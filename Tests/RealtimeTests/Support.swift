@@ -116,15 +116,6 @@ final class FakeService: HTTPClient, Sendable {
     }
 }
 
-/// Yields until `condition` holds, up to a generous bound so a broken test fails instead of hanging.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<200_000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 /// Collects what listeners receive.
 final class Recorder<Value: Sendable>: Sendable {
     private let values = Locked<[Value]>([])

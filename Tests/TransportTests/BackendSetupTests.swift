@@ -53,8 +53,8 @@ struct BackendSetupTests {
         }
     }
 
-    @Test("a response over the size limit fails with tooLarge", arguments: Backend.allCases, ["", "chunked"])
-    func responseLimit(backend: Backend, framing: String) async throws {
+    @Test("a response over the size limit fails with tooLarge", arguments: HTTPBackend.allCases, ["", "chunked"])
+    func responseLimit(backend: HTTPBackend, framing: String) async throws {
         let client = try backend.makeClient(HTTPClientConfiguration(maximumResponseBytes: 1_000))
         try await LoopbackServer.with { server in
             let query = framing.isEmpty ? [] : [HTTPQueryItem(name: "chunked", value: "100")]
@@ -65,8 +65,8 @@ struct BackendSetupTests {
         }
     }
 
-    @Test("a task cancelled before sending fails with cancelled and sends nothing", arguments: Backend.allCases)
-    func cancelledBeforeSending(backend: Backend) async throws {
+    @Test("a task cancelled before sending fails with cancelled and sends nothing", arguments: HTTPBackend.allCases)
+    func cancelledBeforeSending(backend: HTTPBackend) async throws {
         let client = try backend.makeClient()
         try await LoopbackServer.with { server in
             let request = server.request("/echo")

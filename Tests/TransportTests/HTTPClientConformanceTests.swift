@@ -11,8 +11,8 @@ import Transport
 /// cancellation case measures how quickly a held request ends.
 @Suite("HTTPClient conformance", .serialized)
 struct HTTPClientConformanceTests {
-    @Test("every conformance case passes", arguments: Backend.allCases, HTTPClientConformance.cases)
-    func conformance(backend: Backend, check: HTTPClientConformance.Case) async throws {
+    @Test("every conformance case passes", arguments: HTTPBackend.allCases, HTTPClientConformance.cases)
+    func conformance(backend: HTTPBackend, check: HTTPClientConformance.Case) async throws {
         try await HTTPClientConformance.run(check) { try backend.makeClient($0) }
     }
 
@@ -35,8 +35,8 @@ struct HTTPClientConformanceTests {
         #expect(Set(failed).isSuperset(of: ["methods", "statuses", "lost-connection", "tls", "not-http", "timeout"]))
     }
 
-    @Test("a failure keeps the backend's own error as its cause", arguments: Backend.allCases)
-    func underlyingCause(backend: Backend) async throws {
+    @Test("a failure keeps the backend's own error as its cause", arguments: HTTPBackend.allCases)
+    func underlyingCause(backend: HTTPBackend) async throws {
         let client = try backend.makeClient()
         let server = try await LoopbackServer.start()
         await server.server.stop()

@@ -3,21 +3,6 @@ import Foundation
 import Testing
 import Transport
 
-/// The two built-in backends, so one suite runs against both.
-enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case curl
-    case urlSession
-
-    var testDescription: String { rawValue }
-
-    func makeClient(_ configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient(configuration: configuration)
-        case .urlSession: return try URLSessionHTTPClient(configuration: configuration)
-        }
-    }
-}
-
 /// The test-support server the conformance suite uses, under the name these tests have always used.
 typealias LoopbackServer = HTTPTestServer
 
