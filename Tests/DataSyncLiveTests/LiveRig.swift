@@ -76,7 +76,8 @@ final class LiveRig: Sendable {
         ProcessInfo.processInfo.environment["LIVE_RIG_LOG"] == nil ? nil : { @Sendable line in diag(line) }
 
     init(
-        _ backend: HTTPBackend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil, writers count: Int = 2,
+        _ backend: HTTPBackend, keyset: PubSubKeyset = .demo, pubSub: PubSubConfiguration? = nil,
+        writers count: Int = 2,
         writerToken: String? = nil, watcherToken: String? = nil,
         configure: (inout PubNubConfiguration) -> Void = { _ in }
     ) async throws {

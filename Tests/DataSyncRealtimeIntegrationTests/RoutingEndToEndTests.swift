@@ -12,7 +12,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct RoutingEndToEndTests {
     @Test(
-        "users, channels, entities and a User subclass get their own changes on their id", arguments: HTTPBackend.allCases)
+        "users, channels, entities and a User subclass get their own changes on their id",
+        arguments: HTTPBackend.allCases)
     func ownChannel(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ids = ["alice", "general", "p1", "e1"]
@@ -144,7 +145,8 @@ struct RoutingEndToEndTests {
         }
     }
 
-    @Test("an update reaches every object linked to the changed one, in both directions", arguments: HTTPBackend.allCases)
+    @Test(
+        "an update reaches every object linked to the changed one, in both directions", arguments: HTTPBackend.allCases)
     func updatesFanOut(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
@@ -193,7 +195,8 @@ struct RoutingEndToEndTests {
 
 @Suite(.timeLimit(.minutes(2)))
 struct DeleteEndToEndTests {
-    @Test("a delete reaches linked objects, then cascades its links, naming their sides", arguments: HTTPBackend.allCases)
+    @Test(
+        "a delete reaches linked objects, then cascades its links, naming their sides", arguments: HTTPBackend.allCases)
     func deleteCascades(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync

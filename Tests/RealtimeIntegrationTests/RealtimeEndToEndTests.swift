@@ -61,7 +61,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("A channel group filled by Messaging delivers with the group as subscription", arguments: HTTPBackend.allCases)
+    @Test(
+        "A channel group filled by Messaging delivers with the group as subscription", arguments: HTTPBackend.allCases)
     func channelGroups(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             try await fixture.publisher.add(channels: ["g.one", "g.two"], to: "team")
@@ -169,7 +170,8 @@ struct RealtimeEndToEndTests {
         }
     }
 
-    @Test("time() reads the emulator's clock; here-now and where-now see the subscriber", arguments: HTTPBackend.allCases)
+    @Test(
+        "time() reads the emulator's clock; here-now and where-now see the subscriber", arguments: HTTPBackend.allCases)
     func timeAndPresenceQueries(_ backend: HTTPBackend) async throws {
         try await withRealtime(backend) { fixture in
             let time = try await fixture.publisher.time()
