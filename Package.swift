@@ -163,7 +163,8 @@ let package = Package(
                 "Auth",
                 "DataSyncEmulator", "FilterExpression",
             ]),
-        .testTarget(name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "DataSyncTestSupport", "JSONCore"]),
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
@@ -199,7 +200,9 @@ let package = Package(
                 "DataSyncEmulator", "DataSync", "PubNubCore", "Transport", "JSONCore", "DataSyncTestSupport",
             ]),
         .testTarget(name: "PubNubCryptoTests", dependencies: ["PubNubCrypto", "JSONCore", "DataSyncTestSupport"]),
-        .testTarget(name: "PubSubEmulatorTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "PubSubEmulatorTests",
+            dependencies: ["DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "EmulatorHardeningTests",
             dependencies: ["DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),

@@ -37,6 +37,10 @@ package final class RealtimeComponent: PubNubComponent {
         loop.shutDownNow()
     }
 
+    /// Whether the loop has handled every event sent to it so far: a test waits for this before
+    /// it checks that an event changed nothing.
+    package var isSettled: Bool { loop.handledEventCount >= hub.sentEventCount }
+
     package func tokenDidChange() {
         hub.send(.tokenChanged)
     }

@@ -55,6 +55,7 @@ package final class RealtimeHub: Sendable {
 
     private let state = Locked(State())
     private let inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation
+    private let sentEvents = Locked<UInt64>(0)
     private let completionContext: PubNub.CompletionContext
     /// The client-level listeners: `addListener`, `pubnub.onMessage`, the client's streams.
     package let clientStore = ListenerStore()
@@ -171,6 +172,7 @@ package final class RealtimeHub: Sendable {
     private func sync(_ state: inout State, timetoken: Timetoken?) {
         guard !state.isShutDown else { return }
         let names = Self.union(state)
+        sentEvents.withLock { $0 &+= 1 }
         inbox.yield(.subscriptionChanged(channels: names.channels, groups: names.groups, timetoken: timetoken))
     }
 
@@ -185,10 +187,15 @@ package final class RealtimeHub: Sendable {
         return SubscriptionNames(channels: channels.sorted(), groups: groups.sorted())
     }
 
+    /// How many events the hub has put in the loop's inbox (counted before each is queued): the
+    /// loop has decided on all of them once its ``SubscribeLoop/handledEventCount`` reaches this.
+    package var sentEventCount: UInt64 { sentEvents.withLock { $0 } }
+
     // MARK: Delivering
 
     /// Sends the loop an event that is not a subscription change.
     package func send(_ event: SubscribeStateMachine.Event) {
+        sentEvents.withLock { $0 &+= 1 }
         inbox.yield(event)
     }
 

@@ -34,6 +34,12 @@ package actor SubscribeLoop {
     /// Cancelled synchronously by ``shutDownNow()``, so the long-poll ends even before the actor
     /// runs again.
     private nonisolated let tasks = Locked(Tasks())
+    private nonisolated let handledEvents = Locked<UInt64>(0)
+
+    /// How many inbox events the loop has handled (its state machine decided and the effects were
+    /// started): tests compare it with ``RealtimeHub/sentEventCount`` to know that nothing sent
+    /// so far is still waiting, instead of yielding and hoping.
+    package nonisolated var handledEventCount: UInt64 { handledEvents.withLock { $0 } }
 
     package init(
         pipeline: ServicePipeline, hub: RealtimeHub,
@@ -49,6 +55,7 @@ package actor SubscribeLoop {
     package func run(_ inbox: AsyncStream<SubscribeStateMachine.Event>) async {
         for await event in inbox {
             handle(event)
+            handledEvents.withLock { $0 &+= 1 }
         }
         shutDownNow()
     }

@@ -54,7 +54,7 @@ struct FaultEndToEndTests {
             // reconnection handshakes), then a cut again.
             let faults: [(PubSubFault, Int)] = [(.resetDuringBody, 1), (.resetBeforeBody, 6), (.resetDuringBody, 1)]
             for (round, (fault, count)) in zip(1..., faults) {
-                while rig.emulator.heldSubscribeCount < 1, !Task.isCancelled { await Task.yield() }
+                #expect(await eventually { rig.emulator.heldSubscribeCount >= 1 })
                 rig.emulator.injectFault(fault, on: .subscribe, count: count)
                 async let first: Void = World.randomWrites(
                     rig, by: rig.writers[0], seed: UInt64(10 + round), count: 25)

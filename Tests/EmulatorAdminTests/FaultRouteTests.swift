@@ -157,7 +157,7 @@ struct FaultRouteTests {
         try await withServed { served in
             let emulator = served.emulator
             func waitUntilHeld() async {
-                while emulator.faultHeldCount < 1 { await Task.yield() }
+                #expect(await eventually { emulator.faultHeldCount >= 1 })
             }
             _ = try await served.send(
                 "POST", "/_emulator/v1/faults", json: ["kind": "delay", "seconds": 30, "family": "time"])

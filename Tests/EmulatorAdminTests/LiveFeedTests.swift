@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -67,7 +68,7 @@ struct LiveFeedTests {
             }
             let waiting = Task { try await served.send("GET", "/_emulator/v1/requests?after=\(cursor)&wait=30") }
             // Parked before the request it is waiting for is made.
-            while journal.waiterCount == 0 { await Task.yield() }
+            #expect(await eventually { journal.waiterCount > 0 })
             _ = try await served.send("GET", "/time/0")
             let reply = try await waiting.value
             #expect(reply.json?["requests"]?[0]?["target"] == "/time/0")
@@ -90,7 +91,9 @@ struct LiveFeedTests {
                 try await served.send(
                     "GET", "/_emulator/v1/events?keyset=demo&after=\(cursor)&messagesAfter=\(messagesCursor)&wait=20")
             }
-            try await Task.sleep(for: .milliseconds(300))
+            let changes = served.emulator.admin.changes
+            // The poll is parked before the change it waits for is made.
+            #expect(await eventually { changes.waiterCount > 0 })
             try await served.create("users", ["id": "ada", "entityClassVersion": 1, "payload": ["name": "Ada"]])
             let reply = try await waiting.value
             let change = try #require(reply.json?["changes"]?[0])
@@ -115,7 +118,7 @@ struct LiveFeedTests {
                     "GET",
                     "/_emulator/v1/events?keyset=demo&after=\(changeCursor)&messagesAfter=\(messageCursor)&wait=20")
             }
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await eventually { changes.waiterCount > 0 })
             _ = try await served.send("GET", "/publish/demo/demo/0/room/0/%7B%22n%22%3A1%7D?uuid=pat")
             let message = try #require(try await poll.value.json?["messages"]?[0])
             #expect(message["kind"] == "message")

@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -86,7 +87,8 @@ struct PubSubClient: Sendable {
         -> Task<PubSubReply, Never>
     {
         let task = Task { await subscribe(channels, tt: tt, query: query) }
-        while emulator.heldSubscribeCount < already + 1 { await Task.yield() }
+        let emulator = emulator
+        #expect(await eventually { emulator.heldSubscribeCount >= already + 1 })
         return task
     }
 }

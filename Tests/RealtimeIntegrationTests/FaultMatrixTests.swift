@@ -59,7 +59,8 @@ extension RealtimeFixture {
     /// Returns once a long-poll is held by the emulator (past its fault check), so a fault queued
     /// now meets the request after it. Yields between checks, as `ManualClock.waitForSleepers` does.
     func waitForHeldPoll() async {
-        while emulator.heldSubscribeCount < 1, !Task.isCancelled { await Task.yield() }
+        let emulator = emulator
+        #expect(await eventually { emulator.heldSubscribeCount >= 1 })
     }
 
     func waitFor(_ category: PubNubStatus.Category, _ occurrence: Int = 1) async {

@@ -106,7 +106,8 @@ struct RecoveryThroughFaultProxyTests {
             await #expect(throws: PubNubError.self) {
                 try await rig.subscriber.time(custom: PubNub.RequestConfiguration(timeout: .milliseconds(300)))
             }
-            for _ in 0..<1_000 where !rig.timeline.categories().contains(.unexpectedDisconnect) { await Task.yield() }
+            // The suspicion reaches the loop through its inbox; the next call is made only if it did not.
+            _ = await eventually(limit: .seconds(1)) { rig.timeline.categories().contains(.unexpectedDisconnect) }
         }
         #expect(await rig.timeline.waitForStatus(.unexpectedDisconnect))
         // The policy's 60 s wait and the probe's 2 s sleep.
@@ -126,6 +127,6 @@ struct RecoveryThroughFaultProxyTests {
 extension Emulator {
     /// Returns once a long-poll is held, yielding between checks.
     fileprivate func waitForHeldSubscribe() async {
-        while heldSubscribeCount < 1, !Task.isCancelled { await Task.yield() }
+        #expect(await eventually { self.heldSubscribeCount >= 1 })
     }
 }

@@ -204,7 +204,13 @@ struct RecoveryTests {
         }
         _ = try await pubnub.pipeline.send(
             ServicePipeline.Call(method: .get, path: "/time/0"), custom: PubNub.RequestConfiguration())
-        for _ in 0..<1_000 { await Task.yield() }
+        // The call's answer reached the loop (the pipeline reports it before returning) and was handled.
+        #expect(await eventually { pubnub.realtime.isSettled })
+        guard case .reconnecting = await pubnub.realtime.loop.state else {
+            Issue.record("the wait was cut short: \(await pubnub.realtime.loop.state)")
+            return
+        }
+        #expect(clock.sleeperCount == 2, "the wait and the heartbeat; no probe")
         #expect(service.subscribeRequests.count == 1)
         #expect(service.timeRequests.count == 1, "only the test's own call: no probe after an error answer")
         service.push(Answer.subscribe("100"))
@@ -259,7 +265,7 @@ struct RecoveryTests {
         pubnub?.disconnect()
         #expect(await eventually { clock.sleeperCount == 0 })
         clock.advance(by: .seconds(10))
-        for _ in 0..<1_000 { await Task.yield() }
+        #expect(clock.sleeperCount == 0, "no probe is left to fire")
         #expect(service.timeRequests.isEmpty)
 
         service.push(.failure(TransportError(code: .timedOut, message: "down")))
@@ -270,7 +276,7 @@ struct RecoveryTests {
         #expect(observed == nil)
         #expect(await eventually { clock.sleeperCount == 0 })
         clock.advance(by: .seconds(10))
-        for _ in 0..<1_000 { await Task.yield() }
+        #expect(clock.sleeperCount == 0, "no probe is left to fire")
         #expect(service.timeRequests.isEmpty)
     }
 }

@@ -44,12 +44,10 @@ struct RunningRequest: Sendable {
 
     /// Waits until the request sleeps on `clock`; records an issue if it finished instead.
     func waitForSleep(on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation) async {
-        while clock.sleeperCount < 1 {
-            if done.isSet {
-                Issue.record("the request finished instead of waiting", sourceLocation: sourceLocation)
-                return
-            }
-            await Task.yield()
+        let done = done
+        let settled = await eventually { clock.sleeperCount >= 1 || done.isSet }
+        if !settled || clock.sleeperCount < 1 {
+            Issue.record("the request finished instead of waiting", sourceLocation: sourceLocation)
         }
     }
 
