@@ -28,20 +28,30 @@ public enum HTTPBackend: String, CaseIterable, Sendable, CustomStringConvertible
     }
 }
 
-/// Polls `condition` until it holds, yielding between polls, and returns whether it held.
+/// Polls `condition` until it holds, yielding between the first polls and then pausing a few
+/// milliseconds between later ones, and returns whether it held.
 ///
 /// It gives up when the calling task is cancelled (a Swift Testing `.timeLimit` cancels the test)
 /// or, as a backstop for a test without a limit, after `limit` of monotonic time: never after a
-/// count of polls, which would be a hidden time bound that a loaded machine can exhaust. Reading
-/// the clock here never makes a test wait on it: the test waits on `condition`.
+/// count of polls, which would be a hidden time bound that a loaded machine can exhaust. The pauses
+/// only space the polls: the test waits on `condition`, never on an amount of time.
 package func eventually(
     limit: Duration = .seconds(120), _ condition: @Sendable () -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: limit)
+    var polls = 0
     while !Task.isCancelled, clock.now < deadline {
         if condition() { return true }
-        await Task.yield()
+        polls += 1
+        if polls <= 64 {
+            await Task.yield()
+        } else {
+            // A condition that takes longer is usually waiting for I/O or another process: poll
+            // every few milliseconds instead of spinning, so a dozen waiting tests on a two-core
+            // machine leave the CPU to the work they wait for.
+            try? await Task.sleep(for: .milliseconds(min(10, polls / 64)))
+        }
     }
     return condition()
 }
