@@ -86,4 +86,37 @@ extension PubSubBus {
                 payload: ["source": "actions", "version": "1.0", "event": .string(event), "data": action.wire],
                 eventType: 3, publisher: action.uuid))
     }
+
+    /// The console's view of a keyset's history (`GET /_emulator/v1/keysets/{sub}/messages`): the
+    /// channels that hold messages or actions, and with `channel` its newest `limit` live
+    /// messages, newest first, each with its actions.
+    func historyConsoleJSON(_ subscribeKey: String, channel: String?, limit: Int) -> JSONValue {
+        let store = historySnapshot(subscribeKey)
+        let now = historyNow
+        var body: [String: JSONValue] = [
+            "subscribeKey": .string(subscribeKey),
+            "channels": .array(store.channels.keys.sorted().map(JSONValue.string)),
+        ]
+        guard let channel else { return .object(body) }
+        let history = store.history(channel)
+        let page = store.page(channel: channel, range: HistoryRange(), limit: limit, now: now).messages
+        body["channel"] = .string(channel)
+        body["messages"] = .array(
+            page.reversed().map { message in
+                var fields: [String: JSONValue] = [
+                    "timetoken": .string(String(message.timetoken)), "message": message.payload,
+                    "actions": .array((history?.actions(on: message.timetoken) ?? []).map(\.wire)),
+                ]
+                if let publisher = message.publisher { fields["publisher"] = .string(publisher) }
+                if let meta = message.meta { fields["meta"] = meta }
+                if let type = message.customMessageType { fields["customMessageType"] = .string(type) }
+                if let expires = message.expires {
+                    fields["expiresAt"] = .string(
+                        ISO8601Timestamp.string(
+                            microsecondsSince1970: EmulatorClock.Instant.floorDiv(expires, 1000), fractionDigits: 3))
+                }
+                return .object(fields)
+            })
+        return .object(body)
+    }
 }
