@@ -6,8 +6,8 @@ public import PubNubCore
 /// `end` is set, which reads forward from `end`.
 ///
 /// To page backwards through a channel, pass the oldest timetoken of one page as the next
-/// page's `start` (``PubNub/historyPages(of:pageSize:includeMeta:includeCustomMessageType:custom:)``
-/// does that for you).
+/// page's `start` (`PubNub.historyPages(of:pageSize:…)` does that
+/// for you).
 public struct PubNubHistoryRange: Sendable, Hashable {
     /// Messages strictly before (older than) this timetoken; `nil` for the newest.
     public var start: Timetoken?

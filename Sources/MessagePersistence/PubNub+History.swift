@@ -86,6 +86,7 @@ extension PubNub {
     ///
     /// - Parameters:
     ///   - channels: Each channel with the timetoken to count after (up to 100 channels).
+    ///   - requestConfig: Per-request overrides.
     /// - Throws: `PubNubError`: `.missingRequiredParameter` or `.invalidArguments` (nothing sent);
     ///   the service's errors; `.malformedResponse` without `channels`.
     ///
@@ -249,7 +250,7 @@ extension PubNub {
 }
 
 /// The pages of a channel's history, newest page first, each page oldest first; made by
-/// ``PubNub/historyPages(of:pageSize:includeMeta:includeCustomMessageType:custom:)``. Each
+/// `PubNub.historyPages(of:pageSize:…)`. Each
 /// iteration makes one request when asked for its next page; it ends after a page shorter than
 /// the page size or an empty one.
 public struct PubNubHistoryPages: AsyncSequence, Sendable {
