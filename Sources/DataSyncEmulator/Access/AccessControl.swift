@@ -74,6 +74,9 @@ struct AccessControl: EmulatorAuthorizer {
         case publish(channel: String)
         /// Subscribe, heartbeat, leave, state, here now on channels: read on each channel and group.
         case read(channels: [String], groups: [String])
+        /// History and message actions: `needed` on every channel (read to fetch, count and list
+        /// actions; update to add an action; delete to delete messages or remove an action).
+        case channels(AccessBits, [String])
         /// Where now, global here now, list of groups: any valid token.
         case anyToken
         /// Channel-group management: manage on the group.
@@ -145,6 +148,9 @@ struct AccessControl: EmulatorAuthorizer {
             let deniedGroups = groups.filter { !token.allows(.read, on: $0, in: "grp") }
             if deniedChannels.isEmpty && deniedGroups.isEmpty { return .allow }
             return .deny(AccessWire.forbidden(channels: deniedChannels, groups: deniedGroups))
+        case .channels(let needed, let channels):
+            let denied = channels.filter { !token.allows(needed, on: $0, in: "chan") }
+            return denied.isEmpty ? .allow : .deny(AccessWire.forbidden(channels: denied))
         case .anyToken:
             return .allow
         case .manage(let group):
@@ -234,6 +240,7 @@ struct AccessControl: EmulatorAuthorizer {
         switch operation {
         case .publish(let channel): return AccessWire.forbidden(channels: [channel])
         case .read(let channels, let groups): return AccessWire.forbidden(channels: channels, groups: groups)
+        case .channels(_, let channels): return AccessWire.forbidden(channels: channels)
         case .manage(let group): return AccessWire.forbidden(groups: [group])
         default: return AccessWire.classic(403, "Forbidden")
         }
@@ -260,6 +267,21 @@ struct AccessControl: EmulatorAuthorizer {
                 return (sub, .read(channels: PubSubWire.names(raw[5]), groups: groups))
             }
             return (sub, .anyToken)
+        case "v2" where raw.count > 1 && raw[1] == "history", "v3" where raw.count > 1 && raw[1].hasPrefix("history"):
+            // {v} history[-with-actions] sub-key {sub} channel|message-counts {channels}
+            guard let sub = decoded(3) else { return nil }
+            let channels = raw.count > 5 ? PubSubWire.names(raw[5]) : []
+            let deletes = request.method.uppercased() == "DELETE"
+            return (sub, .channels(deletes ? .delete : .read, channels))
+        case "v1" where raw.count > 1 && raw[1] == "message-actions":
+            // v1 message-actions {sub} channel {channel} [message {tt} [action {actionTt}]]
+            guard let sub = decoded(2) else { return nil }
+            let channels = decoded(4).map { [$0] } ?? []
+            switch request.method.uppercased() {
+            case "POST": return (sub, .channels(.update, channels))
+            case "DELETE": return (sub, .channels(.delete, channels))
+            default: return (sub, .channels(.read, channels))
+            }
         case "v1" where raw.count > 1 && raw[1] == "channel-registration":
             guard let sub = decoded(3) else { return nil }
             if let group = decoded(5) { return (sub, .manage(group: group)) }

@@ -676,6 +676,72 @@ async function loadPresence() {
   }
 }
 
+// MARK: History
+
+// The channels that hold stored messages (as buttons), and the chosen channel's newest messages
+// with their actions (reactions, receipts), newest first.
+async function loadHistory() {
+  const list = $("history");
+  const names = $("history-channels");
+  const keyset = currentKeyset();
+  if (!keyset || !keyset.pubSub) {
+    names.textContent = "This keyset has no pub/sub service.";
+    list.replaceChildren();
+    return;
+  }
+  const channel = $("history-channel").value.trim();
+  try {
+    const query = channel ? `?channel=${encodeURIComponent(channel)}&limit=100` : "";
+    const body = await admin(`/keysets/${segment(state.keyset)}/messages${query}`);
+    const buttons = (body.channels || []).map((name) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "link";
+      button.textContent = name;
+      button.addEventListener("click", () => {
+        $("history-channel").value = name;
+        loadHistory();
+      });
+      return button;
+    });
+    if (buttons.length) names.replaceChildren("Stored on: ", ...buttons);
+    else names.textContent = "No channel has stored messages.";
+    const items = (body.messages || []).map((message) => {
+      const item = document.createElement("li");
+      item.className = "history-message";
+      const head = document.createElement("span");
+      head.className = "muted";
+      head.textContent = `${message.timetoken} ${message.publisher || "?"}` +
+        (message.customMessageType ? ` [${message.customMessageType}]` : "") +
+        (message.expiresAt ? ` · expires ${message.expiresAt}` : "");
+      const text = document.createElement("code");
+      text.textContent = " " + JSON.stringify(message.message);
+      item.append(head, text);
+      if (message.meta !== undefined) item.title = "meta: " + JSON.stringify(message.meta);
+      if ((message.actions || []).length) {
+        const actions = document.createElement("ul");
+        actions.className = "history-actions";
+        for (const action of message.actions) {
+          const entry = document.createElement("li");
+          entry.textContent = `${action.type}: ${action.value} by ${action.uuid} (${action.actionTimetoken})`;
+          actions.append(entry);
+        }
+        item.append(actions);
+      }
+      return item;
+    });
+    if (channel && !items.length) {
+      const empty = document.createElement("li");
+      empty.className = "muted";
+      empty.textContent = `Nothing stored on ${channel}.`;
+      items.push(empty);
+    }
+    list.replaceChildren(...items);
+  } catch (error) {
+    names.textContent = error.message;
+  }
+}
+
 // MARK: Faults
 
 // One line per queued fault: what it does, to which requests, and how much of it is left.
@@ -875,6 +941,10 @@ async function eventsLoop(generation) {
     if (!first) {
       if ((body.changes || []).length) scheduleRefresh();
       if ((body.messages || []).some((message) => message.kind === "presence")) loadPresence();
+      // A publish or an action (e: 3) may have changed what the history panel shows.
+      if ((body.messages || []).some((message) => message.kind === "message" || message.kind === "event-3")) {
+        loadHistory();
+      }
     }
     markReady("events");
   }
@@ -935,6 +1005,7 @@ async function switchKeyset(subscribeKey) {
   const generation = state.generation;
   loadList();
   loadPresence();
+  loadHistory();
   eventsLoop(generation);
   requestsLoop(generation);
 }
@@ -1021,6 +1092,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("fault-kind").addEventListener("change", showFaultFields);
   $("fault-form").addEventListener("submit", addFault);
   $("faults-clear").addEventListener("click", clearFaults);
+  $("history-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadHistory();
+  });
   $("secret-form").addEventListener("submit", (event) => {
     event.preventDefault();
     state.secret = $("secret-input").value.trim();

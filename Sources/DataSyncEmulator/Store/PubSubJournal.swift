@@ -20,11 +20,13 @@ struct PubSubSavedState: Sendable {
     var events: [String: [BusEvent]] = [:]
     /// Per keyset, group → channels.
     var groups: [String: [String: [String]]] = [:]
+    /// Per keyset, the message history and its actions.
+    var history: [String: MessageStore] = [:]
 }
 
 /// The pub/sub half of `--state-file`: `<state file>.pubsub`, an append-only list of what a
 /// client of the pub/sub routes may ask for again after a restart: the catch-up buffer, the
-/// channel groups, the clock's setting when the admin routes moved it, and how far timetokens
+/// channel groups, the message history and its actions, the clock's setting when the admin routes moved it, and how far timetokens
 /// went. Presence is not kept: it is ephemeral, and clients announce themselves again.
 ///
 /// Records use the framing of ``StatePersistence`` (`[length][CRC-32][JSON payload]`); each is
@@ -38,7 +40,7 @@ struct PubSubSavedState: Sendable {
 ///
 /// The file is **compacted** (rewritten through a temporary file and a rename, holding only the
 /// current state) at start and whenever it grows past twice its compacted size (and 1 MiB), so
-/// it stays proportional to the catch-up buffer. Confined to the pub/sub bus's actor.
+/// it stays proportional to the catch-up buffer and the history. Confined to the pub/sub bus's actor.
 final class PubSubJournal {
     static let format = "datasync-emulator-pubsub"
     /// How far ahead of the timetoken just drawn a reservation reaches: one second of ticks.
@@ -144,6 +146,27 @@ final class PubSubJournal {
             guard let key = record["k"]?.stringValue else { return false }
             saved.events[key] = nil
             saved.groups[key] = nil
+            saved.history[key] = nil
+        case "stored":
+            // Lapsed messages are kept here and skipped by reads, which know the clock.
+            guard let key = record["k"]?.stringValue, let channel = record["c"]?.stringValue,
+                let message = storedMessage(record)
+            else { return false }
+            saved.history[key, default: MessageStore()].insert(message, channel: channel, now: .min)
+        case "unstored":
+            guard let key = record["k"]?.stringValue, let channel = record["c"]?.stringValue else { return false }
+            saved.history[key]?.delete(
+                channel: channel, range: HistoryRange(start: ticks(record["s"]), end: ticks(record["e"])))
+        case "action":
+            guard let key = record["k"]?.stringValue, let channel = record["c"]?.stringValue,
+                let action = storedAction(record)
+            else { return false }
+            _ = saved.history[key, default: MessageStore()].add(action, channel: channel)
+        case "unaction":
+            guard let key = record["k"]?.stringValue, let channel = record["c"]?.stringValue,
+                let message = ticks(record["m"]), let action = ticks(record["a"])
+            else { return false }
+            _ = saved.history[key]?.removeAction(channel: channel, messageTimetoken: message, actionTimetoken: action)
         case "clock":
             if let offset = record["running"]?.int64Value {
                 saved.clock = .running(offset: offset)
@@ -177,6 +200,32 @@ final class PubSubJournal {
 
     /// Appends an event of the catch-up buffer; false when it could not be saved.
     func append(_ event: BusEvent) -> Bool { write(Self.record(event)) }
+
+    /// Appends a message the history stored; false when it could not be saved.
+    func stored(_ message: StoredMessage, subscribeKey: String, channel: String) -> Bool {
+        write(Self.record(message, subscribeKey: subscribeKey, channel: channel))
+    }
+
+    /// Saves that the messages of a channel in `range` were deleted.
+    func unstored(subscribeKey: String, channel: String, range: HistoryRange) -> Bool {
+        var fields: [String: JSONValue] = ["r": "unstored", "k": .string(subscribeKey), "c": .string(channel)]
+        if let start = range.start { fields["s"] = .string(String(start)) }
+        if let end = range.end { fields["e"] = .string(String(end)) }
+        return write(.object(fields))
+    }
+
+    /// Appends a message action; false when it could not be saved.
+    func added(_ action: StoredAction, subscribeKey: String, channel: String) -> Bool {
+        write(Self.record(action, subscribeKey: subscribeKey, channel: channel))
+    }
+
+    /// Saves that a message action was removed.
+    func removed(_ action: StoredAction, subscribeKey: String, channel: String) -> Bool {
+        write([
+            "r": "unaction", "k": .string(subscribeKey), "c": .string(channel),
+            "m": .string(String(action.messageTimetoken)), "a": .string(String(action.actionTimetoken)),
+        ])
+    }
 
     /// Saves a group's members after a change (nil: the group is gone).
     @discardableResult
@@ -241,6 +290,13 @@ final class PubSubJournal {
         for key in state.events.keys.sorted() {
             for event in state.events[key] ?? [] { add(Self.record(event)) }
         }
+        for key in state.history.keys.sorted() {
+            let store = state.history[key] ?? MessageStore()
+            for (channel, history) in store.channels.sorted(by: { $0.key < $1.key }) {
+                for message in history.messages { add(Self.record(message, subscribeKey: key, channel: channel)) }
+                for action in history.actions { add(Self.record(action, subscribeKey: key, channel: channel)) }
+            }
+        }
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1
@@ -289,6 +345,42 @@ final class PubSubJournal {
             timetoken: timetoken, publishTimetoken: ticks(record["pt"]) ?? timetoken, subscribeKey: key,
             channel: channel, payload: payload, eventType: eventType, publisher: record["i"]?.stringValue,
             meta: record["u"], customMessageType: record["cmt"]?.stringValue, sequence: record["s"]?.int64Value)
+    }
+
+    private static func record(_ message: StoredMessage, subscribeKey: String, channel: String) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "r": "stored", "k": .string(subscribeKey), "c": .string(channel),
+            "t": .string(String(message.timetoken)), "d": message.payload,
+        ]
+        if let publisher = message.publisher { fields["i"] = .string(publisher) }
+        if let meta = message.meta { fields["u"] = meta }
+        if let customMessageType = message.customMessageType { fields["cmt"] = .string(customMessageType) }
+        if let messageType = message.messageType { fields["e"] = .int(Int64(messageType)) }
+        if let expires = message.expires { fields["x"] = .int(expires) }
+        return .object(fields)
+    }
+
+    private static func storedMessage(_ record: JSONValue) -> StoredMessage? {
+        guard let timetoken = ticks(record["t"]), let payload = record["d"] else { return nil }
+        return StoredMessage(
+            timetoken: timetoken, payload: payload, publisher: record["i"]?.stringValue, meta: record["u"],
+            customMessageType: record["cmt"]?.stringValue,
+            messageType: record["e"]?.int64Value.flatMap { Int(exactly: $0) }, expires: record["x"]?.int64Value)
+    }
+
+    private static func record(_ action: StoredAction, subscribeKey: String, channel: String) -> JSONValue {
+        [
+            "r": "action", "k": .string(subscribeKey), "c": .string(channel),
+            "m": .string(String(action.messageTimetoken)), "a": .string(String(action.actionTimetoken)),
+            "ty": .string(action.type), "v": .string(action.value), "i": .string(action.uuid),
+        ]
+    }
+
+    private static func storedAction(_ record: JSONValue) -> StoredAction? {
+        guard let message = ticks(record["m"]), let action = ticks(record["a"]), let type = record["ty"]?.stringValue,
+            let value = record["v"]?.stringValue, let uuid = record["i"]?.stringValue
+        else { return nil }
+        return StoredAction(messageTimetoken: message, actionTimetoken: action, type: type, value: value, uuid: uuid)
     }
 
     private static func ticks(_ value: JSONValue?) -> UInt64? { value?.stringValue.flatMap { UInt64($0) } }

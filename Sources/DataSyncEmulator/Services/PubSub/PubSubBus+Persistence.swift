@@ -6,13 +6,14 @@ extension PubSubBus {
     /// Keyset states rebuilt from what a state file held, each buffer trimmed to `capacity`.
     static func keysets(restoring saved: PubSubSavedState, capacity: Int) -> [String: KeysetState] {
         var keysets: [String: KeysetState] = [:]
-        for key in Set(saved.events.keys).union(saved.groups.keys) {
+        for key in Set(saved.events.keys).union(saved.groups.keys).union(saved.history.keys) {
             var state = KeysetState(log: EventLog(capacity: capacity))
             // The log trims in batches; a restart keeps exactly the newest `capacity`.
             for event in (saved.events[key] ?? []).suffix(state.log.capacity) where event.timetoken > state.log.head {
                 state.log.append(event)
             }
             state.groups = saved.groups[key] ?? [:]
+            state.history = saved.history[key] ?? MessageStore()
             keysets[key] = state
         }
         return keysets
@@ -66,6 +67,7 @@ extension PubSubBus {
             guard let keyset = readKeyset(key) else { continue }
             if !keyset.log.events.isEmpty { state.events[key] = keyset.log.events }
             if !keyset.groups.isEmpty { state.groups[key] = keyset.groups }
+            if !keyset.history.isEmpty { state.history[key] = keyset.history }
         }
         try? journal.compact(state)
     }

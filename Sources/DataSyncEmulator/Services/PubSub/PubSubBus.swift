@@ -61,6 +61,8 @@ actor PubSubBus {
         var intervals: [String: IntervalState] = [:]
         /// How many (channel, uuid) entries `present` holds, for the per-keyset limit.
         var presenceCount = 0
+        /// Message Persistence: what publishes stored, and message actions (PubSubBus+History).
+        var history = MessageStore()
     }
 
     let configuration: PubSubConfiguration

@@ -116,6 +116,18 @@ struct PubSubService: EmulatorService {
             // Acknowledging it would promise a restart keeps it; the state file could not take it.
             return PubSubWire.publishReply(500, sent: false, text: "Internal Server Error", timetoken: timetoken)
         }
+        // Message Persistence: every publish is stored unless `store=0`; signals never are.
+        if !signal, query["store"] != "0" {
+            // Clamped to about a century of hours, so `hours * 3600` cannot overflow; 0 keeps it forever.
+            let hours = PubSubWire.clampedInteger(query["ttl"], in: 0...1_000_000).map(Int64.init) ?? 0
+            let expires = hours > 0 ? bus.clock.now.advanced(by: .seconds(hours * 3600)).nanosecondsSince1970 : nil
+            let stored = StoredMessage(
+                timetoken: timetoken, payload: message, publisher: query["uuid"], meta: meta,
+                customMessageType: customType, expires: expires)
+            guard await bus.storeMessage(stored, subscribeKey: subscribeKey, channel: channel) else {
+                return PubSubWire.publishReply(500, sent: false, text: "Internal Server Error", timetoken: timetoken)
+            }
+        }
         return PubSubWire.publishReply(200, sent: true, text: "Sent", timetoken: timetoken)
     }
 
