@@ -10,21 +10,6 @@ import Realtime
 import Testing
 import Transport
 
-/// The two HTTP backends every end-to-end test runs on.
-enum HistoryBackend: String, CaseIterable, CustomStringConvertible, Sendable {
-    case curl
-    case urlSession
-
-    var description: String { rawValue }
-
-    func makeClient() throws -> any HTTPClient {
-        switch self {
-        case .curl: return try CurlHTTPClient()
-        case .urlSession: return try URLSessionHTTPClient()
-        }
-    }
-}
-
 /// An emulator over loopback HTTP with the open `demo` keyset and the protected `pub-h`/`sub-h`
 /// one, and clients for it.
 struct HistoryRig {
@@ -43,7 +28,7 @@ struct HistoryRig {
     func stop() async { await emulator.stop() }
 
     func client(
-        _ backend: HistoryBackend, userId: String = "alice", keyset: PubSubKeyset = .demo, token: String? = nil,
+        _ backend: HTTPBackend, userId: String = "alice", keyset: PubSubKeyset = .demo, token: String? = nil,
         crypto: CryptoModule? = nil
     ) throws -> PubNub {
         var configuration = PubNubConfiguration(
@@ -54,7 +39,7 @@ struct HistoryRig {
         return PubNub(configuration: configuration)
     }
 
-    func server(_ backend: HistoryBackend) throws -> AccessManagerTestServer {
+    func server(_ backend: HTTPBackend) throws -> AccessManagerTestServer {
         AccessManagerTestServer(
             client: try backend.makeClient(), host: "127.0.0.1", port: port, publishKey: Self.protected.publishKey,
             subscribeKey: Self.protected.subscribeKey, secretKey: Self.protected.secretKey)
@@ -69,8 +54,8 @@ struct HistoryEndToEndTests {
         return timetokens
     }
 
-    @Test(arguments: HistoryBackend.allCases)
-    func fetchReturnsWhatWasPublishedWithItsFields(_ backend: HistoryBackend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func fetchReturnsWhatWasPublishedWithItsFields(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client(backend)
@@ -91,8 +76,8 @@ struct HistoryEndToEndTests {
         #expect(fetched.channels["other"]?.map(\.message) == [9])
     }
 
-    @Test(arguments: HistoryBackend.allCases)
-    func pagesWalkBackwardsThroughTheWholeChannel(_ backend: HistoryBackend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func pagesWalkBackwardsThroughTheWholeChannel(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client(backend)
@@ -104,8 +89,8 @@ struct HistoryEndToEndTests {
         #expect(limited.channels["room"]?.map(\.message) == [5, 6])
     }
 
-    @Test(arguments: HistoryBackend.allCases)
-    func deleteAndCountsFollowTheServicesBounds(_ backend: HistoryBackend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func deleteAndCountsFollowTheServicesBounds(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client(backend)
@@ -120,8 +105,8 @@ struct HistoryEndToEndTests {
         #expect(try await pubnub.fetchMessages(from: ["room"]).channels["room"] == nil)
     }
 
-    @Test(arguments: HistoryBackend.allCases)
-    func encryptedMessagesAreDecryptedAndPlainOnesCarryADecryptionError(_ backend: HistoryBackend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func encryptedMessagesAreDecryptedAndPlainOnesCarryADecryptionError(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let crypto = try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma")
@@ -138,8 +123,8 @@ struct HistoryEndToEndTests {
         #expect(raw[0].message.stringValue != nil && raw[0].decryptionError == nil)
     }
 
-    @Test(arguments: HistoryBackend.allCases, [false, true])
-    func actionsAreAddedListedFetchedWithMessagesAndRemoved(_ backend: HistoryBackend, viaCompletion: Bool)
+    @Test(arguments: HTTPBackend.allCases, [false, true])
+    func actionsAreAddedListedFetchedWithMessagesAndRemoved(_ backend: HTTPBackend, viaCompletion: Bool)
         async throws
     {
         let rig = try await HistoryRig.start()
@@ -178,8 +163,8 @@ struct HistoryEndToEndTests {
         #expect(try await pubnub.fetchMessageActions(channel: "room").actions == [read])
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: HistoryBackend.allCases)
-    func theSubscribeLoopDeliversWhatTheActionCallsDid(_ backend: HistoryBackend) async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: HTTPBackend.allCases)
+    func theSubscribeLoopDeliversWhatTheActionCallsDid(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let pubnub = try rig.client(backend)
@@ -205,8 +190,8 @@ struct HistoryEndToEndTests {
         }
     }
 
-    @Test(arguments: HistoryBackend.allCases)
-    func accessControlNeedsReadForHistoryAndDeleteForDeleting(_ backend: HistoryBackend) async throws {
+    @Test(arguments: HTTPBackend.allCases)
+    func accessControlNeedsReadForHistoryAndDeleteForDeleting(_ backend: HTTPBackend) async throws {
         let rig = try await HistoryRig.start()
         defer { Task { await rig.stop() } }
         let server = try rig.server(backend)
