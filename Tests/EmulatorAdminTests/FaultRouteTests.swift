@@ -22,6 +22,9 @@ struct FaultRouteTests {
         ("channel-groups", "GET", "/v1/channel-registration/sub-key/demo/channel-group/g1?add=general&uuid=u1"),
         ("access-manager", "POST", "/v3/pam/demo/grant"),
         ("time", "GET", "/time/0"),
+        ("history", "GET", "/v3/history/sub-key/demo/channel/general?max=5"),
+        ("history", "GET", "/v3/history/sub-key/demo/message-counts/general?timetoken=1"),
+        ("message-actions", "GET", "/v1/message-actions/demo/channel/general"),
     ]
 
     @Test("a status fault on each family answers once with that family's error envelope, then the service answers")
@@ -73,6 +76,24 @@ struct FaultRouteTests {
             #expect(html.status == 200)
             #expect(html.text == "<html>")
             #expect(try await served.send("GET", "/time/0").json != nil, "each fired once, then the service answers")
+        }
+    }
+
+    @Test("history and message-action faults match the channels those calls name")
+    func historyChannels() async throws {
+        try await withServed { served in
+            _ = try await served.send(
+                "POST", "/_emulator/v1/faults",
+                json: ["kind": "status", "status": 500, "family": "history", "channel": "alerts", "count": 2])
+            #expect(try await served.send("GET", "/v3/history/sub-key/demo/channel/general").status == 200)
+            #expect(try await served.send("GET", "/v3/history/sub-key/demo/channel/news,alerts").status == 500)
+            #expect(
+                try await served.send("GET", "/v3/history/sub-key/demo/message-counts/alerts?timetoken=1").status == 500)
+            _ = try await served.send(
+                "POST", "/_emulator/v1/faults",
+                json: ["kind": "status", "status": 503, "family": "message-actions", "channel": "alerts"])
+            #expect(try await served.send("GET", "/v3/history/sub-key/demo/channel/alerts").status == 200)
+            #expect(try await served.send("GET", "/v1/message-actions/demo/channel/alerts").status == 503)
         }
     }
 

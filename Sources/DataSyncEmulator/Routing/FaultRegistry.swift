@@ -21,6 +21,11 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
     case accessManager = "access-manager"
     /// `GET /time/0`.
     case time
+    /// Message history: `/v2/history/…`, `/v3/history/…` (fetch, delete, message counts) and
+    /// `/v3/history-with-actions/…`.
+    case history
+    /// `/v1/message-actions/…`: add, remove and list.
+    case messageActions = "message-actions"
     /// Every family above.
     case any
 
@@ -34,6 +39,11 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
         if path.hasPrefix("/v1/channel-registration/") { return .channelGroups }
         if path.hasPrefix("/v3/pam/") { return .accessManager }
         if path == "/time/0" { return .time }
+        if path.hasPrefix("/v2/history/") || path.hasPrefix("/v3/history/") || path.hasPrefix("/v3/history-with-actions/")
+        {
+            return .history
+        }
+        if path.hasPrefix("/v1/message-actions/") { return .messageActions }
         return nil
     }
 }
@@ -248,6 +258,11 @@ final class FaultRegistry: Sendable {
         case .dataSync:
             guard let at = raw.firstIndex(of: "channels"), at + 1 < raw.count else { return [] }
             return PercentDecoding.decode(raw[at + 1]).map { [$0] } ?? []
+        case .history, .messageActions:
+            // …/channel/{channels}[/…], or /v3/history/sub-key/{sub}/message-counts/{channels}
+            guard let at = raw.firstIndex(where: { $0 == "channel" || $0 == "message-counts" }), at + 1 < raw.count
+            else { return [] }
+            return PubSubWire.names(raw[at + 1])
         case .time, .any:
             return []
         }
