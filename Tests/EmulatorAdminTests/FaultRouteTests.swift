@@ -88,7 +88,8 @@ struct FaultRouteTests {
             #expect(try await served.send("GET", "/v3/history/sub-key/demo/channel/general").status == 200)
             #expect(try await served.send("GET", "/v3/history/sub-key/demo/channel/news,alerts").status == 500)
             #expect(
-                try await served.send("GET", "/v3/history/sub-key/demo/message-counts/alerts?timetoken=1").status == 500)
+                try await served.send("GET", "/v3/history/sub-key/demo/message-counts/alerts?timetoken=1").status == 500
+            )
             _ = try await served.send(
                 "POST", "/_emulator/v1/faults",
                 json: ["kind": "status", "status": 503, "family": "message-actions", "channel": "alerts"])

@@ -39,7 +39,8 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
         if path.hasPrefix("/v1/channel-registration/") { return .channelGroups }
         if path.hasPrefix("/v3/pam/") { return .accessManager }
         if path == "/time/0" { return .time }
-        if path.hasPrefix("/v2/history/") || path.hasPrefix("/v3/history/") || path.hasPrefix("/v3/history-with-actions/")
+        if path.hasPrefix("/v2/history/") || path.hasPrefix("/v3/history/")
+            || path.hasPrefix("/v3/history-with-actions/")
         {
             return .history
         }
