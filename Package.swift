@@ -51,13 +51,17 @@ let package = Package(
     targets: [
         // Libraries
         .target(name: "JSONCore"),
+        // What every module shares: PubNubError, the one lock wrapper (`Locked`), Timetoken. Not a
+        // product: users reach its public types through the modules that re-export them.
+        .target(name: "PubNubBase"),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
-        .target(name: "Transport", dependencies: ["CCurl"]),
-        .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
-        .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
+        .target(name: "Transport", dependencies: ["PubNubBase", "CCurl"]),
+        .target(name: "Auth", dependencies: ["PubNubBase", "JSONCore", "Transport"]),
+        .target(name: "EmulatorHTTP", dependencies: ["PubNubBase", "JSONCore", "CZlib", "CEpoll"]),
         .target(
-            name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"],
+            name: "DataSyncEmulator",
+            dependencies: ["EmulatorHTTP", "PubNubBase", "JSONCore", "JSONPatch", "FilterExpression"],
             // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
             // resource bundle at run time.
             resources: [
@@ -65,10 +69,11 @@ let package = Package(
                 .embedInCode("Console/console.js"),
             ]),
         .target(
-            name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
-        .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
+            name: "DataSyncTestSupport",
+            dependencies: ["PubNubBase", "JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
+        .target(name: "DataSyncModels", dependencies: ["PubNubBase", "JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
-        .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
+        .target(name: "PubNubCore", dependencies: ["PubNubBase", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
         // Features: siblings over PubNubCore that never import each other.
         .target(
             name: "DataSync",
@@ -78,22 +83,21 @@ let package = Package(
         // The subscribe loop, subscriptions, listeners and presence heartbeats (Documentation/Realtime.md).
         .target(
             name: "Realtime",
-            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]
-        ),
+            dependencies: ["PubNubCore", "PubNubBase", "DataSyncModels", "JSONCore", "Transport", "PubNubCrypto"]),
         // Live views: where DataSync (REST) and Realtime (the subscribe loop) meet
         // (Documentation/LiveViews.md).
         .target(
             name: "DataSyncLive",
-            dependencies: ["DataSync", "Realtime", "PubNubCore", "DataSyncModels", "JSONCore", "Auth"]),
+            dependencies: ["DataSync", "Realtime", "PubNubCore", "PubNubBase", "DataSyncModels", "JSONCore"]),
         // Publish, fire, signal, channel groups, presence REST calls and time (Documentation/Messaging.md).
         .target(
             name: "Messaging",
-            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto", "CZlib"]),
+            dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto", "CZlib"]),
         // Message history (fetch, delete, counts) and message actions (Documentation/History.md,
         // Documentation/MessageActions.md). Not `History`: too likely a module name in an app.
         .target(
             name: "MessagePersistence",
-            dependencies: ["PubNubCore", "DataSyncModels", "JSONCore", "Transport", "PubNubCrypto"]),
+            dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -145,7 +149,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-token-verifier", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
         .executableTarget(
-            name: "fuzz-decoders", dependencies: ["DataSyncModels", "JSONCore", "Transport", "FuzzSupport"]),
+            name: "fuzz-decoders",
+            dependencies: ["DataSyncModels", "PubNubCore", "JSONCore", "Transport", "FuzzSupport"]),
         // The emulator's request parser, percent/query decoding and state-file restore (issue 18, point 14).
         .executableTarget(name: "fuzz-http", dependencies: ["EmulatorHTTP", "FuzzSupport"]),
         .executableTarget(name: "fuzz-percent", dependencies: ["DataSyncEmulator", "FuzzSupport"]),
@@ -162,6 +167,7 @@ let package = Package(
         .testTarget(
             name: "PubNubCoreTests",
             dependencies: [
+                "PubNubBase",
                 "PubNubCore", "DataSyncModels", "DataSyncTestSupport", "Transport", "Auth", "JSONCore", "PubNubCrypto",
             ]),
         .testTarget(
@@ -181,11 +187,13 @@ let package = Package(
         .testTarget(
             name: "RealtimeTests",
             dependencies: [
+                "PubNubBase",
                 "Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport", "Auth", "PubNubCrypto",
             ]),
         .testTarget(
             name: "RealtimeIntegrationTests",
             dependencies: [
+                "PubNubBase",
                 "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "EmulatorHTTP", "DataSyncTestSupport",
                 "JSONCore", "Transport", "PubNubCrypto", "DataSync",
             ]),
@@ -196,7 +204,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DataSyncEmulatorTests",
-            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"],
+            dependencies: ["PubNubBase", "DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"],
             // A copy of the spec's vectors (issue 19), so a fresh clone runs them.
             resources: [.copy("Resources/datasync-vectors.json")]),
         .testTarget(
@@ -213,7 +221,7 @@ let package = Package(
             dependencies: ["DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "EmulatorHardeningTests",
-            dependencies: ["DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
+            dependencies: ["PubNubBase", "DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
         .testTarget(
             name: "DataSyncRealtimeIntegrationTests",
@@ -224,6 +232,7 @@ let package = Package(
         .testTarget(
             name: "DataSyncLiveTests",
             dependencies: [
+                "PubNubBase",
                 "DataSyncLive", "DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "PubNubCore",
                 "DataSyncModels", "Transport", "JSONCore", "EmulatorHTTP", "Auth",
             ]),

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
-    modules=(JSONCore JSONPatch FilterExpression Transport Auth DataSyncModels PubNubCore DataSync Realtime
+    modules=(PubNubBase JSONCore JSONPatch FilterExpression Transport Auth DataSyncModels PubNubCore DataSync Realtime
         Messaging MessagePersistence PubNubCrypto EmulatorHTTP DataSyncEmulator DataSyncTestSupport DataSyncLive)
 fi
 

@@ -1,4 +1,5 @@
 import Foundation
+import PubNubBase
 
 /// Holds the token the SDK sends with every request. Safe to use from any task or thread.
 ///
@@ -122,25 +123,5 @@ public final class TokenStore: Sendable, CustomStringConvertible, CustomDebugStr
             }
             return state.snapshot
         }
-    }
-}
-
-/// A value guarded by a lock.
-///
-/// `@unchecked Sendable` is sound: `value` is only read or written inside `withLock`, which holds
-/// `lock` for the whole access, and `Value` itself must be `Sendable` to leave the closure.
-/// No `await` can happen while the lock is held because the closure is synchronous.
-/// Shared with the other SDK modules through `package` access (the client's components, the
-/// subscribe loop) so there is one audited lock wrapper.
-package final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    package init(_ value: Value) { self.value = value }
-
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

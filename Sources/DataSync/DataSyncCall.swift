@@ -89,7 +89,7 @@ package struct DataSyncCall: Sendable, Hashable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: patchMediaType)
         if let ifMatch { headers.add(name: "If-Match", value: ifMatch) }
-        // JSONPatch's Codable conformance is the wire form (§6): `remove` carries no `value`.
+        // JSONPatch's Codable conformance is the wire form of a PATCH body: `remove` carries no `value`.
         let wire: [JSONValue]
         do {
             wire = try operations.map { try $0.jsonValue() }

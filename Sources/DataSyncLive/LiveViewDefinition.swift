@@ -6,7 +6,7 @@ package import Realtime
 /// Which objects a view holds, where their changes arrive, how to read them and what each event
 /// means for them.
 package struct LiveViewDefinition<Element: PubNubDataSyncObject>: Sendable {
-    /// Reads every object of the view (all pages); stops with ``DataSyncModels/PubNubError/Reason/liveViewTooLarge``
+    /// Reads every object of the view (all pages); stops with ``PubNubBase/PubNubError/Reason/liveViewTooLarge``
     /// past `limit` objects.
     package typealias Read = @Sendable (_ dataSync: PubNubDataSync, _ limit: Int) async throws -> [Element]
 

@@ -1,7 +1,7 @@
-import Auth
 package import DataSync
 package import DataSyncModels
 import Foundation
+import PubNubBase
 package import PubNubCore
 package import Realtime
 

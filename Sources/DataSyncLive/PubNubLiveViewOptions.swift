@@ -10,7 +10,7 @@ public import PubNubCore
 /// ```
 public struct PubNubLiveViewOptions: Sendable, Hashable {
     /// The most objects the view may hold; a read or an event that would go past it ends the view
-    /// with a `PubNubError` of reason ``DataSyncModels/PubNubError/Reason/liveViewTooLarge``. Default 50,000.
+    /// with a `PubNubError` of reason ``PubNubBase/PubNubError/Reason/liveViewTooLarge``. Default 50,000.
     public var maximumObjects: Int
     /// How many deleted ids the view remembers, so a late older copy of a deleted object cannot
     /// bring it back. The newest are kept. Default 10,000.

@@ -1,4 +1,5 @@
 import Foundation
+import PubNubBase
 
 #if canImport(Glibc)
     import Glibc
@@ -14,14 +15,15 @@ import Foundation
 /// descriptors (swift-corelibs-foundation#5472), and the suite holds many. Every pipe is
 /// close-on-exec, so a child inherits only its own three standard descriptors and end of file
 /// arrives when it exits. Package access only: a test helper, not part of the public API.
-package final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: `output`, `errors` and `exitStatus` are only touched while holding
-    // `lock`; `pid` is written once in `init`.
+package final class ChildProcess: Sendable {
+    private struct Collected {
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+        var exitStatus: Int32?
+    }
+
     private let pid: pid_t
-    private let lock = NSLock()
-    private var output: [UInt8] = []
-    private var errors: [UInt8] = []
-    private var exitStatus: Int32?
+    private let collected = Locked(Collected())
     private let readers = DispatchGroup()
 
     /// Writing to a child that already exited must fail with EPIPE, not kill the tests.
@@ -161,11 +163,11 @@ package final class ChildProcess: @unchecked Sendable {
                 }
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
-                lock.withLock {
+                collected.withLock { collected in
                     if isErrorStream {
-                        errors.append(contentsOf: buffer[0..<count])
+                        collected.errors.append(contentsOf: buffer[0..<count])
                     } else {
-                        output.append(contentsOf: buffer[0..<count])
+                        collected.output.append(contentsOf: buffer[0..<count])
                     }
                 }
             }
@@ -176,27 +178,27 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// What the child wrote to standard output so far.
-    package var standardOutput: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    package var standardOutput: String { collected.withLock { String(decoding: $0.output, as: UTF8.self) } }
     /// What the child wrote to standard error so far (empty when merged into standard output).
-    package var standardError: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+    package var standardError: String { collected.withLock { String(decoding: $0.errors, as: UTF8.self) } }
     /// The child's process id.
     package var processIdentifier: Int32 { pid }
 
     /// Whether the child still runs; reaps it (once) when it has exited.
     package var isRunning: Bool {
-        lock.withLock {
-            if exitStatus != nil { return false }
+        collected.withLock { collected in
+            if collected.exitStatus != nil { return false }
             var status: Int32 = 0
             let reaped = waitpid(pid, &status, WNOHANG)
             guard reaped == pid else { return reaped == 0 }
-            exitStatus = Self.shellStatus(status)
+            collected.exitStatus = Self.shellStatus(status)
             return false
         }
     }
 
     /// The exit code, or 128 + the signal for a child killed by one (as a shell reports it);
     /// -1 while it runs.
-    package var terminationStatus: Int32 { lock.withLock { exitStatus ?? -1 } }
+    package var terminationStatus: Int32 { collected.withLock { $0.exitStatus ?? -1 } }
 
     private static func shellStatus(_ status: Int32) -> Int32 {
         let signal = status & 0x7f
@@ -260,26 +262,26 @@ package final class ChildProcess: @unchecked Sendable {
     /// callers (the child must end on its own).
     package func finishBlocking() -> ChildProcessResult {
         // Read everything first (the readers end at end of file), then reap. Never wait while
-        // holding `lock`: the readers need it to store output, and a child blocked on a full pipe
+        // holding the lock: the readers need it to store output, and a child blocked on a full pipe
         // would never exit.
         readers.wait()
-        if lock.withLock({ exitStatus == nil }) {
+        if collected.withLock({ $0.exitStatus == nil }) {
             var status: Int32 = 0
             var reaped = waitpid(pid, &status, 0)
             while reaped < 0, errno == EINTR { reaped = waitpid(pid, &status, 0) }
-            lock.withLock {
+            collected.withLock { collected in
                 // `isRunning` on another thread may have reaped it first.
-                if exitStatus == nil, reaped == pid { exitStatus = Self.shellStatus(status) }
+                if collected.exitStatus == nil, reaped == pid { collected.exitStatus = Self.shellStatus(status) }
             }
         }
         return result
     }
 
     private var result: ChildProcessResult {
-        lock.withLock {
+        collected.withLock { collected in
             ChildProcessResult(
-                status: exitStatus ?? -1, standardOutput: String(decoding: output, as: UTF8.self),
-                standardError: String(decoding: errors, as: UTF8.self))
+                status: collected.exitStatus ?? -1, standardOutput: String(decoding: collected.output, as: UTF8.self),
+                standardError: String(decoding: collected.errors, as: UTF8.self))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PubNubBase
 
 /// A clock that only moves when a test tells it to, so code that waits (retry backoff, heartbeats,
 /// token expiry, TTLs) can be tested without sleeping.
@@ -14,9 +15,8 @@ import Foundation
 /// clock.advance(by: .seconds(5))
 /// try await task.value
 /// ```
-public final class ManualClock: Clock, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is in `state`, read and written only under `lock`,
-    // and continuations are resumed after the lock is released.
+public final class ManualClock: Clock, Sendable {
+    // Continuations are resumed after the lock is released, so a resumed task never meets it held.
 
     /// A point on the manual clock: the time elapsed since the clock was created.
     public struct Instant: InstantProtocol, Hashable, Sendable {
@@ -53,27 +53,26 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var history: [Duration] = []
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Locked(State())
 
     /// Creates a clock at offset zero.
     public init() {}
 
     /// The current instant.
-    public var now: Instant { lock.withLock { state.now } }
+    public var now: Instant { state.withLock { $0.now } }
 
     /// The smallest step: one nanosecond.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     /// How many tasks are sleeping on this clock now.
-    public var sleeperCount: Int { lock.withLock { state.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// The durations of every sleep requested so far, in order (deadline minus the time the sleep began).
-    public var requestedSleeps: [Duration] { lock.withLock { state.history } }
+    public var requestedSleeps: [Duration] { state.withLock { $0.history } }
 
     /// Suspends until the clock reaches `deadline`, or throws `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id: UInt64 = lock.withLock {
+        let id: UInt64 = state.withLock { state in
             state.nextID += 1
             state.history.append(deadline.offset - state.now.offset)
             return state.nextID
@@ -81,7 +80,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 var satisfied: [CheckedContinuation<Void, Never>] = []
-                let outcome: Result<Void, any Error>? = lock.withLock {
+                let outcome: Result<Void, any Error>? = state.withLock { state in
                     if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
@@ -94,7 +93,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
                 for waiter in satisfied { waiter.resume() }
             }
         } onCancel: {
-            let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
+            let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
                 if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
                     return state.sleepers.remove(at: index).continuation
                 }
@@ -107,13 +106,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// Moves the clock forward by `duration` and wakes every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
-        let target = lock.withLock { state.now.advanced(by: duration) }
+        let target = state.withLock { $0.now.advanced(by: duration) }
         advance(to: target)
     }
 
     /// Moves the clock to `instant` (never backwards) and wakes every sleeper whose deadline has come.
     public func advance(to instant: Instant) {
-        let due: [Sleeper] = lock.withLock {
+        let due: [Sleeper] = state.withLock { state in
             if instant > state.now { state.now = instant }
             let now = state.now
             let ready = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
@@ -132,13 +131,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// `count`, so many waiting tests do not crowd the concurrency pool. After a cancelled wait
     /// `sleeperCount` may still be below `count`; check it if it matters.
     public func waitForSleepers(_ count: Int) async {
-        let id: UInt64 = lock.withLock {
+        let id: UInt64 = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready: Bool = lock.withLock {
+                let ready: Bool = state.withLock { state in
                     if state.cancelledBeforeRegistration.remove(id) != nil || state.sleepers.count >= count {
                         return true
                     }
@@ -148,7 +147,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
                 if ready { continuation.resume() }
             }
         } onCancel: {
-            let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
+            let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
                 if let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) {
                     return state.sleeperWaiters.remove(at: index).continuation
                 }

@@ -1,5 +1,6 @@
 import Foundation
 public import JSONCore
+import PubNubBase
 public import Transport
 
 /// An `HTTPClient` whose answer comes from a closure, for unit tests that swap out the network.
@@ -49,11 +50,9 @@ public struct MockHTTPClient: HTTPClient {
 /// An `HTTPClient` that answers from a script: the n-th request gets the n-th result. A request
 /// beyond the script fails with `TransportError.Code.other`, so a test notices
 /// unexpected traffic.
-public final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
-    // @unchecked Sendable: `results` and `position` are only touched under `lock`.
-    private let lock = NSLock()
-    private var results: [Result<HTTPResponse, TransportError>]
-    private var position = 0
+public final class ScriptedHTTPClient: HTTPClient, Sendable {
+    private let results: [Result<HTTPResponse, TransportError>]
+    private let position = Locked(0)
 
     /// Creates a client that returns `results` in order.
     public init(_ results: [Result<HTTPResponse, TransportError>]) {
@@ -61,11 +60,11 @@ public final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
     }
 
     /// How many requests were answered so far.
-    public var requestCount: Int { lock.withLock { position } }
+    public var requestCount: Int { position.withLock { $0 } }
 
     /// Returns the next scripted result.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let next: Result<HTTPResponse, TransportError>? = lock.withLock {
+        let next: Result<HTTPResponse, TransportError>? = position.withLock { position in
             defer { position += 1 }
             return position < results.count ? results[position] : nil
         }
@@ -78,11 +77,9 @@ public final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
 
 /// An `HTTPClient` that keeps every request it sends on to another client, so tests can assert
 /// the exact method, path, query, headers and body.
-public final class RecordingHTTPClient: HTTPClient, @unchecked Sendable {
-    // @unchecked Sendable: `recorded` is only touched under `lock`; `base` is Sendable.
+public final class RecordingHTTPClient: HTTPClient, Sendable {
     private let base: any HTTPClient
-    private let lock = NSLock()
-    private var recorded: [HTTPRequest] = []
+    private let recorded = Locked<[HTTPRequest]>([])
 
     /// Creates a recorder in front of `base`.
     public init(_ base: any HTTPClient) {
@@ -90,14 +87,14 @@ public final class RecordingHTTPClient: HTTPClient, @unchecked Sendable {
     }
 
     /// Every request sent so far, in the order they were sent.
-    public var requests: [HTTPRequest] { lock.withLock { recorded } }
+    public var requests: [HTTPRequest] { recorded.withLock { $0 } }
 
     /// The most recent request.
-    public var lastRequest: HTTPRequest? { lock.withLock { recorded.last } }
+    public var lastRequest: HTTPRequest? { recorded.withLock { $0.last } }
 
     /// Records the request, then sends it through the wrapped client.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        lock.withLock { recorded.append(request) }
+        recorded.withLock { $0.append(request) }
         return try await base.send(request)
     }
 }

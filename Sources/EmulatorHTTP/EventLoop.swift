@@ -1,4 +1,5 @@
 import Foundation
+import PubNubBase
 
 #if canImport(Glibc)
     import Glibc

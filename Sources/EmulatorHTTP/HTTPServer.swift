@@ -1,3 +1,5 @@
+import PubNubBase
+
 /// The emulator's HTTP/1.1 server: POSIX sockets, one event-loop thread, async handlers.
 ///
 /// The server accepts connections on a loopback address by default, parses HTTP/1.1 requests

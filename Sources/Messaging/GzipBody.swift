@@ -1,7 +1,7 @@
 internal import CZlib
 
 /// gzip (RFC 1952) members over the system zlib: how a compressed publish body travels
-/// (`Content-Encoding: gzip`, protocol §2.2).
+/// (`Content-Encoding: gzip` on a POST publish).
 package enum GzipBody {
     /// Window bits selecting a 32 KiB window with gzip framing (15, plus 16 for the gzip wrapper).
     private static let windowBits: Int32 = 31

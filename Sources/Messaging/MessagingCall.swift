@@ -1,5 +1,5 @@
-package import DataSyncModels
 package import JSONCore
+package import PubNubBase
 package import PubNubCore
 import PubNubCrypto
 import Transport
@@ -40,8 +40,8 @@ package struct PublishOptions: Sendable {
     }
 }
 
-/// The requests of the publish family, channel groups, presence and time (protocol §2, §3, §5,
-/// §6, §7): paths, operation queries, headers, bodies and the checks made before sending.
+/// The requests of the publish family, channel groups, presence and time (Documentation/Messaging.md):
+/// paths, operation queries, headers, bodies and the checks made before sending.
 package enum MessagingCall {
     /// The longest GET request target (path and query, before the `auth` parameter is added) a
     /// publish sends; a longer one goes as POST. The service reads request lines up to 32 KiB;

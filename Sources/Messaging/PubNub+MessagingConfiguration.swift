@@ -1,4 +1,4 @@
-import Auth
+import PubNubBase
 public import PubNubCore
 public import PubNubCrypto
 

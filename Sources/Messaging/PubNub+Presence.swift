@@ -1,5 +1,5 @@
-import DataSyncModels
 public import JSONCore
+import PubNubBase
 public import PubNubCore
 
 extension PubNub {

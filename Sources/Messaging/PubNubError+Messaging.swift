@@ -1,6 +1,6 @@
-package import DataSyncModels
 package import JSONCore
-package import PubNubCore
+package import PubNubBase
+import PubNubCore
 package import Transport
 
 extension PubNubError.Reason {
@@ -27,8 +27,8 @@ extension PubNubError.Reason {
 }
 
 /// Turns pub/sub, presence and channel-registry answers into values or `PubNubError`s: the
-/// four error body forms of the protocol (§8.1) and the exact service texts the reasons above
-/// stand for (§8.2).
+/// the four error body forms the service uses (Documentation/Messaging.md, "Errors") and the exact
+/// service texts the reasons above stand for.
 package enum MessagingResponse {
     /// Service texts with a reason of their own; matched exactly, case-insensitively.
     private static let reasonsByText: [String: PubNubError.Reason] = [

@@ -48,7 +48,7 @@ public struct PubNubHereNow: Sendable, Hashable {
         self.totalOccupancy = totalOccupancy
     }
 
-    /// Reads both answer forms (protocol §5): the single-channel form (top-level `occupancy` and
+    /// Reads both answer forms of a here-now call: the single-channel form (top-level `occupancy` and
     /// `uuids`, for exactly one channel and no groups) and the multi-channel form
     /// (`payload.channels`, `total_channels`, `total_occupancy`), with `uuids` as strings or
     /// `{"uuid","state"}` objects.

@@ -1,4 +1,4 @@
-package import DataSyncModels
+package import PubNubBase
 public import PubNubCore
 package import Transport
 
@@ -42,8 +42,8 @@ package import Transport
 /// (an encrypted message keeps its ciphertext and IV), and the per-request settings are the
 /// original call's. Only the `auth` parameter is taken anew, from the client's token at the time
 /// of the retry, so a retry after a 403 and `set(token:)` carries the new token. Like PubNub's
-/// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do; protocol
-/// §2.4), so a retry carries none either. A retry can be retried again.
+/// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do), so a retry
+/// carries none either. A retry can be retried again.
 ///
 /// After a refusal (a 4xx status code: `.badRequest`, `.accessDenied`, …) the service did not
 /// take the message, so a retry delivers it once. After a lost answer (`.timeout`, or

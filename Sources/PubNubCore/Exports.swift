@@ -1,8 +1,10 @@
 // What `import PubNubCore` brings along: the types that appear in the signatures of the client
-// and its configuration, named one by one so that a type added to Transport, Auth or
-// DataSyncModels later does not silently become part of this module's surface.
+// and its configuration, named one by one so that a type added to Transport, Auth or PubNubBase
+// later does not silently become part of this module's surface.
 //
-// - `PubNubError` is the error every call throws.
+// - `PubNubError` is the error every call throws; `Timetoken` is what publish returns and
+//   subscribe starts from. Both live in the internal base module PubNubBase, which is not a
+//   product: users reach them through this module and the feature modules that re-export it.
 // - The configuration takes a transport (`HTTPClient`), middlewares (`HTTPMiddleware`, whose
 //   method takes an `HTTPRequest` and returns an `HTTPResponse`; `LoggingMiddleware` and its
 //   sinks are the one middleware most apps add), a `RetryPolicy` and a `TokenProvider` (asked
@@ -17,7 +19,8 @@
 @_exported public import struct Auth.ClosureTokenProvider
 @_exported public import protocol Auth.TokenProvider
 @_exported public import struct Auth.TokenRefreshReason
-@_exported public import struct DataSyncModels.PubNubError
+@_exported public import struct PubNubBase.PubNubError
+@_exported public import typealias PubNubBase.Timetoken
 @_exported public import struct PubNubCrypto.CryptoError
 @_exported public import struct PubNubCrypto.CryptoModule
 @_exported public import struct Transport.ClosureLogSink

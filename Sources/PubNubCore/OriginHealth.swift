@@ -1,5 +1,4 @@
-import Auth
-import DataSyncModels
+import PubNubBase
 import Transport
 
 /// What the requests of one client say about its origin, for the parts of the client that must

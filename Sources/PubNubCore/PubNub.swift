@@ -1,5 +1,5 @@
 import Auth
-public import DataSyncModels
+public import PubNubBase
 import Transport
 
 /// The PubNub client: one identity's configuration, its request pipeline and the background work

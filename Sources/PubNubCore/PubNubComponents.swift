@@ -1,9 +1,9 @@
-import Auth
+import PubNubBase
 
 /// A long-lived part of a client that a feature attaches to it, such as the subscribe loop.
 ///
-/// The client keeps its components and calls ``shutDown()`` once when it is released (and,
-/// once the real-time features land, on `disconnect()`). A component must never hold a strong
+/// The client keeps its components and calls ``shutDown()`` once when it is released
+/// (`disconnect()` only pauses the subscribe loop, which stays a component). A component must never hold a strong
 /// reference to the ``PubNub`` client: it gets what it needs (the ``ServicePipeline``, the clock)
 /// when it is made, so releasing the client really ends its work.
 package protocol PubNubComponent: AnyObject, Sendable {

@@ -1,5 +1,5 @@
 public import Auth
-public import DataSyncModels
+public import PubNubBase
 public import PubNubCrypto
 public import Transport
 

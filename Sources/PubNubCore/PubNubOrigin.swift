@@ -1,4 +1,4 @@
-public import DataSyncModels
+public import PubNubBase
 
 /// Where a client's requests go: scheme, host and optional port, checked once.
 ///

@@ -1,11 +1,11 @@
 import Auth
-package import DataSyncModels
 import JSONCore
+package import PubNubBase
 import Transport
 
 extension PubNubStatus.Category {
     /// The category of a REST call that failed with `error`, following the status model of the
-    /// subscribe loop (protocol §8.3):
+    /// subscribe loop:
     ///
     /// | failure | category |
     /// |---|---|

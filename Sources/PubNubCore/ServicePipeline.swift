@@ -1,5 +1,5 @@
 package import Auth
-package import DataSyncModels
+package import PubNubBase
 package import Transport
 
 /// The one road every PubNub request takes, whatever the feature: origin, identity stamping

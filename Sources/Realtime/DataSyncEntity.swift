@@ -1,7 +1,7 @@
 public import DataSyncModels
 public import PubNubCore
 
-/// How DataSync names the channels its events are published on (protocol §8.4): an object's own
+/// How DataSync names the channels its events are published on: an object's own
 /// id carries the base projection, `__<projection>__<id>` a named one.
 package enum DataSyncChannelName {
     /// The marker that starts and ends a projection name in a channel name.

@@ -25,7 +25,7 @@ extension PubNubDataSyncEvent {
     }
 }
 
-/// Reads the `d` object of a DataSync item (protocol §8.1, §8.2):
+/// Reads the `d` object of a DataSync item (Documentation/DataSyncRealtime.md):
 ///
 /// ```
 /// {"version": "1.0",

@@ -1,5 +1,5 @@
 package import Foundation
-package import PubNubCore
+package import PubNubBase
 
 /// A map that keeps at most `capacity` keys, forgetting the one written longest ago first.
 ///

@@ -1,4 +1,4 @@
-import Auth
+import PubNubBase
 import PubNubCore
 
 /// The closure listeners and stream sinks of one receiver (a subscription, a subscription set or

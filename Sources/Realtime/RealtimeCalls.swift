@@ -2,7 +2,7 @@ package import JSONCore
 package import PubNubCore
 import Transport
 
-/// The request descriptions of the subscribe loop and its presence calls (protocol §4.1, §5).
+/// The request descriptions of the subscribe loop and its presence calls (Documentation/Realtime.md).
 package enum RealtimeCalls {
     /// A channel list as one path segment: each name percent-encoded, joined with a literal `,`;
     /// `,` alone for an empty list.

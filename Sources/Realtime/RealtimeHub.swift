@@ -1,5 +1,5 @@
-import Auth
 package import JSONCore
+import PubNubBase
 package import PubNubCore
 
 /// Something events can be delivered to because it subscribed: a ``Subscription`` or a

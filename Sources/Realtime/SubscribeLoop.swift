@@ -1,7 +1,6 @@
-import Auth
-import DataSyncModels
 import Foundation
 import JSONCore
+import PubNubBase
 package import PubNubCore
 package import Transport
 
@@ -328,7 +327,7 @@ package actor SubscribeLoop {
         return .requestFailed(id: id, failure: failure(for: response, filterExpression: filterExpression))
     }
 
-    /// How an error answer is classified (protocol §8.3, §4.6).
+    /// How an error answer is classified (the table in Documentation/Realtime.md, "Status events").
     package static func failure(
         for response: HTTPResponse, filterExpression: String?
     ) -> SubscribeStateMachine.Failure {

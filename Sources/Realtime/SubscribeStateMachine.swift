@@ -50,7 +50,7 @@ package struct SubscribeStateMachine: Sendable {
         }
     }
 
-    /// The messages the service queues for a subscriber by default (pubsub-protocol §4.2): it
+    /// The messages the service queues for a subscriber by default: it
     /// answers a catch-up with at most this many, and when more were published since the cursor
     /// it keeps the newest, so a full catch-up answer may follow dropped messages.
     package static let serviceMessageQueue = 100

@@ -1,5 +1,5 @@
-import Auth
 import JSONCore
+import PubNubBase
 import PubNubCore
 
 /// Options for a subscription; pass ``ReceivePresenceEvents`` to get presence events too.

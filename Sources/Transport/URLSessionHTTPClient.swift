@@ -1,4 +1,5 @@
 import Foundation
+import PubNubBase
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -221,24 +222,26 @@ public final class URLSessionHTTPClient: HTTPClient {
 }
 
 /// One data task and why it was ended early, shared between the caller, the cancellation
-/// handler and the watchdog. `@unchecked Sendable`: every stored property is read and written
-/// only under `lock`, and the data task is told to cancel after the lock is released.
-final class Exchange: @unchecked Sendable {
+/// handler and the watchdog. The data task is told to cancel after the lock is released.
+final class Exchange: Sendable {
     enum EndReason {
         case cancelled
         case timedOut
     }
 
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var reason: EndReason?
+    private struct State {
+        var task: URLSessionDataTask?
+        var reason: EndReason?
+    }
 
-    var endReason: EndReason? { lock.withLock { reason } }
+    private let state = Locked(State())
+
+    var endReason: EndReason? { state.withLock { $0.reason } }
 
     func start(_ task: URLSessionDataTask) {
-        let endedAlready = lock.withLock {
-            self.task = task
-            return reason != nil
+        let endedAlready = state.withLock { state in
+            state.task = task
+            return state.reason != nil
         }
         task.resume()
         // Cancelled or timed out before the task existed: end it now; its completion reports why.
@@ -250,10 +253,10 @@ final class Exchange: @unchecked Sendable {
     func timeOut() { end(.timedOut) }
 
     private func end(_ newReason: EndReason) {
-        let task: URLSessionDataTask? = lock.withLock {
-            guard reason == nil else { return nil }
-            reason = newReason
-            return self.task
+        let task: URLSessionDataTask? = state.withLock { state in
+            guard state.reason == nil else { return nil }
+            state.reason = newReason
+            return state.task
         }
         task?.cancel()
     }

@@ -7,6 +7,7 @@ import DataSyncModels
 import Foundation
 import FuzzSupport
 import JSONCore
+import PubNubCore
 import Transport
 
 /// Stops the run so the fuzzer keeps the input: an invariant below did not hold.

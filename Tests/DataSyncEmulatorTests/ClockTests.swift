@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import Foundation
+import PubNubBase
 import Testing
 
 @testable import DataSyncEmulator

@@ -5,6 +5,7 @@ import DataSyncLive
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import PubNubBase
 import PubNubCore
 import Realtime
 import Testing

@@ -3,6 +3,7 @@ import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import DataSyncEmulator
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 import Testing
 
 /// Credentials whose query names are not lowercase (`AUTH`, `Signature`): the service reads only

@@ -2,6 +2,7 @@ import DataSyncEmulator
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 import Testing
 
 #if canImport(Glibc)

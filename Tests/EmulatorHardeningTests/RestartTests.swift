@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 import Testing
 
 @testable import DataSyncEmulator

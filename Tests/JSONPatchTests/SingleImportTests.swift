@@ -10,4 +10,15 @@ struct JSONPatchSingleImportTests {
         let patched = try Patch.apply([.replace(path: "/name", value: "Grace")], to: document)
         #expect(patched == ["name": "Grace"])
     }
+
+    @Test("diffEncoded takes an encoder with only JSONPatch imported")
+    func diffEncodedWithAnEncoderAndOneImport() throws {
+        struct Product: Encodable {
+            var price: Double
+        }
+        let encoder = JSONValueEncoder(dateStrategy: .iso8601, dataStrategy: .base64)
+        let operations = try Patch.diffEncoded(
+            from: Product(price: 1), to: Product(price: 2), under: .root, encoder: encoder)
+        #expect(operations == [.replace(path: "/price", value: 2)])
+    }
 }

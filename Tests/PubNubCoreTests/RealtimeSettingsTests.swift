@@ -1,5 +1,6 @@
 import Auth
 import DataSyncTestSupport
+import PubNubBase
 import PubNubCore
 import Testing
 

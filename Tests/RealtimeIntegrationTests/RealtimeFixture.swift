@@ -3,6 +3,7 @@ import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import Messaging
+import PubNubBase
 import Realtime
 import Testing
 import Transport

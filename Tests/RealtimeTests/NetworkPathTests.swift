@@ -1,7 +1,7 @@
-import Auth
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import PubNubBase
 import PubNubCore
 import Realtime
 import Testing

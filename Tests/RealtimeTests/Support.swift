@@ -2,6 +2,7 @@ import Auth
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import PubNubBase
 import PubNubCore
 import Realtime
 import Transport

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import JSONCore
+import PubNubBase
 
 /// The keysets access control knows, the clock it reads and the tokens revoked so far: shared by
 /// the grant service and the authorizer.

@@ -1,7 +1,7 @@
 import Foundation
 package import JSONCore
 
-/// The permission bits of an Access Manager grant (pubsub spec §10.2, DataSync spec §9).
+/// The permission bits of an Access Manager grant, as both the pub/sub and the DataSync resources use them.
 package struct AccessBits: OptionSet, Sendable, Hashable {
     package let rawValue: UInt64
     package init(rawValue: UInt64) { self.rawValue = rawValue }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// PubNub's request signatures (pubsub spec §10.4), computed and checked with a keyset's secret
+/// PubNub's request signatures (Documentation/Emulator.md, "Request signatures"), computed and checked with a keyset's secret
 /// key: what a server SDK holding the secret key adds to every request as `timestamp` and
 /// `signature`.
 ///

@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 
 /// Who may call the admin API (`/_emulator/v1/…`); Documentation/Emulator.md, "Admin routes",
 /// has the rules:

@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import PubNubBase
 
 /// A bounded, numbered ring of recent entries that readers can wait on: the store behind the
 /// console's live request log and its live change stream.

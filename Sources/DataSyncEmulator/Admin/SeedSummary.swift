@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import JSONCore
+import PubNubBase
 
 /// What the configured seed document created when the emulator started
 /// (``Emulator/seedSummary``); `datasync-emulator --seed FILE` prints ``description``.

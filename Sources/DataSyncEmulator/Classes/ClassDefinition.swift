@@ -77,8 +77,8 @@ struct PropertyDefinition: Hashable, Sendable {
     var filtering: FilterMode
 }
 
-/// A named field subset of an object. Stored and echoed; applying projections to reads belongs
-/// to the access-control issue.
+/// A named field subset of an object: it selects what a projection channel's events carry, and
+/// what a read returns to a token whose `pn-projections` names it (Documentation/Emulator.md).
 struct ProjectionDefinition: Hashable, Sendable {
     var name: String
     var pointers: [String]
@@ -129,7 +129,7 @@ struct ClassDefinition: Hashable, Sendable {
     static let membershipKey = ClassKey(name: "Membership", level: .global)
 
     /// The built-in Global classes every keyset has. `User` and `Channel` index `name` and `type`
-    /// (`/payload/name`, `/payload/type`, spec §4.1/4.2) for both filter tiers.
+    /// (`/payload/name`, `/payload/type`) for both filter tiers.
     static var builtIns: [ClassDefinition] {
         let indexed = [
             PropertyDefinition(name: "name", pointer: "/payload/name", type: .string, filtering: .full),

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 public import Foundation
+import PubNubBase
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 public import EmulatorHTTP
 
-/// One part of the emulator's API, owning its own state: the DataSync REST API today; publish
-/// and subscribe, presence and access control next to it later.
+/// One part of the emulator's API, owning its own state: the DataSync REST API, publish and
+/// subscribe, presence, access control and the admin routes are each one.
 ///
 /// An ``EmulatorRouter`` asks its services, in order, whether they ``claims(_:)`` a request and
 /// hands the request to the first that does. A conforming type must guarantee:

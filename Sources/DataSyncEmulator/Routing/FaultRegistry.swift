@@ -1,5 +1,6 @@
 import EmulatorHTTP
 public import JSONCore
+import PubNubBase
 
 /// A family of routes a ``FaultRule`` can be aimed at. Every route the emulator serves belongs to
 /// exactly one family; the admin routes under `/_emulator/` belong to none, so no fault ever

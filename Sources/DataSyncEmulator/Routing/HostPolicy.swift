@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 
 /// Which `Host` names the emulator answers: its defence against DNS rebinding
 /// (Documentation/Emulator.md, "Security").

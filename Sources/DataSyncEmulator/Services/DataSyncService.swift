@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 
 /// The DataSync REST API (`/v1/datasync/…`): owns the ``Engine`` (keysets, classes, objects, the
 /// change feed) and the state file, and answers every request as one atomic step under its lock.

@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import Foundation
 import JSONCore
+import PubNubBase
 
 #if canImport(Glibc)
     import Glibc

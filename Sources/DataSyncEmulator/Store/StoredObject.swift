@@ -36,7 +36,7 @@ struct StoredObject: Sendable {
     /// `userId` of a membership or `entityBId` of a relationship.
     var sideB: String?
 
-    /// The object as the REST API returns it in `data` (spec §2).
+    /// The object as the REST API returns it in `data`.
     var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id),

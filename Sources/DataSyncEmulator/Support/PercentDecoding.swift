@@ -4,7 +4,7 @@ import Foundation
 /// segments are split on `/` before decoding so an id holding `%2F` stays one segment.
 package enum PercentDecoding {
     /// Decodes `%XX` escapes into UTF-8 text, or returns nil for a broken escape or invalid UTF-8.
-    /// `+` is kept as a plus sign: DataSync clients encode spaces as `%20` (spec §1).
+    /// `+` is kept as a plus sign: DataSync clients encode spaces as `%20`.
     package static func decode(_ text: Substring) -> String? {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         var bytes: [UInt8] = []

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import Foundation
+import PubNubBase
 public import Transport
 
 /// What every `HTTPClient` must do for the SDK to work on it, as a suite you can run
@@ -92,15 +93,13 @@ public enum HTTPClientConformance {
     }
 
     /// What a case runs with: the client factory and the list of missed expectations.
-    final class Context: @unchecked Sendable {
-        // @unchecked Sendable: `recorded` is only touched while holding `lock`.
+    final class Context: Sendable {
         let makeClient: MakeClient
-        private let lock = NSLock()
-        private var recorded: [String] = []
+        private let recorded = Locked<[String]>([])
 
         init(makeClient: @escaping MakeClient) { self.makeClient = makeClient }
 
-        var problems: [String] { lock.withLock { recorded } }
+        var problems: [String] { recorded.withLock { $0 } }
 
         func client(_ configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws -> any HTTPClient {
             try makeClient(configuration)
@@ -108,7 +107,10 @@ public enum HTTPClientConformance {
 
         /// Records `message` when `condition` is false.
         func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { lock.withLock { recorded.append(message()) } }
+            if !condition {
+                let message = message()
+                recorded.withLock { $0.append(message) }
+            }
         }
 
         /// Runs `body`, which must fail with a transport error, and returns that error.

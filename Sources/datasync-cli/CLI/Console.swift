@@ -26,6 +26,10 @@ enum ExitStatus {
 /// Writes go straight to the file descriptors, a whole line at a time, so piped output is live
 /// and lines from several threads never interleave.
 final class Console: @unchecked Sendable {
+    // @unchecked Sendable: the two flags are constants; every other stored property is only read
+    // or written under `lock`, which is also held across each write(2) so lines never interleave
+    // (a write to a pipe or terminal does not suspend). NSLock rather than the SDK's `Locked`:
+    // this executable uses public API only.
     /// The text that replaces a secret.
     static let redacted = "REDACTED"
 

@@ -105,6 +105,8 @@ final class Context: Sendable {
 
 /// Standard input, readable once.
 private final class StandardInput: @unchecked Sendable {
+    // @unchecked Sendable: `reader` is only read or written under `lock`, in a synchronous
+    // closure. NSLock rather than the SDK's `Locked`: this executable uses public API only.
     private let lock = NSLock()
     private var reader: String?
 

@@ -171,6 +171,9 @@ enum WatchCommand {
 /// Sees the leave call the subscribe loop sends after an unsubscribe, so the process does not
 /// exit before the service has heard it (other clients then see a `leave`, not a `timeout`).
 final class LeaveTracker: HTTPMiddleware, @unchecked Sendable {
+    // @unchecked Sendable: `leavesAnswered` is only read or written under `lock`, in synchronous
+    // closures, so never across an await. NSLock rather than the SDK's `Locked`: this executable
+    // uses the SDK's public API only, as an app would.
     private let lock = NSLock()
     private var leavesAnswered = 0
 

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 public import JSONCore
+import PubNubBase
 
 /// A DataSync real-time event as the emulator put it on the pub/sub bus.
 public struct PublishedDataSyncEvent: Sendable, Hashable {

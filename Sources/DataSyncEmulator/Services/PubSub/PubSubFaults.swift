@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import JSONCore
+import PubNubBase
 
 /// A group of pub/sub routes a fault can be aimed at.
 public struct PubSubRoute: RawRepresentable, Sendable, Hashable {

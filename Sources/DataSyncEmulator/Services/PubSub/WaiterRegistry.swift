@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import PubNubBase
 
 /// Held subscribe long-polls waiting for their keyset's log to grow.
 ///

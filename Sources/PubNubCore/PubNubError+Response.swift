@@ -1,4 +1,5 @@
 import JSONCore
+package import PubNubBase
 
 extension PubNubError {
     /// The longest piece of a non-JSON error body kept in ``message``.
@@ -62,22 +63,6 @@ extension PubNubError {
             .trimmingWhitespace()
         guard text.count > bodyExcerptLimit else { return text }
         return String(text.prefix(bodyExcerptLimit)) + "…"
-    }
-
-    /// A `.malformedResponse` error for a successful status whose body has the wrong shape.
-    package static func malformedResponse(_ what: String, statusCode: Int?, underlying: (any Error)? = nil)
-        -> PubNubError
-    {
-        PubNubError(
-            reason: .malformedResponse, message: "the service's answer is malformed: \(what)",
-            statusCode: statusCode, underlying: underlying)
-    }
-
-    /// A `.missingRequiredParameter` error naming the empty argument.
-    package static func missingRequiredParameter(_ name: String) -> PubNubError {
-        PubNubError(
-            reason: .missingRequiredParameter, message: "`\(name)` must not be empty; nothing was sent",
-            details: [Detail(message: "must not be empty", path: name)])
     }
 }
 

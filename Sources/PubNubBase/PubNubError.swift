@@ -1,4 +1,4 @@
-/// The one error type of the DataSync API.
+/// The one error type of the SDK: every DataSync, Realtime and Messaging call fails with it.
 ///
 /// ``reason-swift.property`` says what went wrong in a form you can match on; it follows the HTTP
 /// status for service answers (`.preconditionFailed` for a stale `If-Match`, `.conflict` for a
