@@ -139,7 +139,7 @@ public struct EmulatorRouter: ServerHandler {
 
     private func routeImmediately(_ request: ServerRequest) -> ServerResponse? {
         guard let service = service(for: request) else {
-            return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
+            return DataSyncResponse.error(.notFound("no such resource: \(request.rawPath)"))
         }
         // A fault may hold or replace the answer: decide it on the asynchronous path, once.
         if let faults, faults.mightMatch(request) { return nil }
@@ -161,7 +161,7 @@ public struct EmulatorRouter: ServerHandler {
 
     private func route(_ request: ServerRequest) async -> ServerResponse {
         guard let service = service(for: request) else {
-            return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
+            return DataSyncResponse.error(.notFound("no such resource: \(request.rawPath)"))
         }
         // Before the authorizer, as a failing balancer or network answers before the service
         // looks at credentials.
