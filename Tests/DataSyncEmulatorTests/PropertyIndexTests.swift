@@ -425,8 +425,8 @@ struct PropertyIndexTests {
         changes.isEnabled = true
         var registry = ClassRegistry()
         let engine = Engine(filterFastConditionLimit: 10, clock: .manual(startingAt: startInstant))
-        try engine.setClassTemplate(indexClasses)
-        for definition in engine.classTemplate { registry.store(definition) }
+        try engine.store.setClassTemplate(indexClasses)
+        for definition in engine.store.classTemplate { registry.store(definition) }
         let keyset = Keyset(subscribeKey: "k", registry: registry, changes: changes)
         let key = ClassKey(name: "Thing", level: .subKey)
         func object(_ id: String, _ n: JSONValue, revision: UInt64) -> StoredObject {

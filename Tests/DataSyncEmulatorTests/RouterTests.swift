@@ -161,19 +161,28 @@ struct RouterTests {
         #expect(server.statistics.handlersCancelled == 1)
     }
 
-    @Test("a path no service claims is a 404 in the error envelope")
+    @Test("a path no service claims is a neutral JSON 404, in no service's error format")
     func unclaimedPathIsNotFound() async throws {
         let emulator = try Emulator(configuration: EmulatorConfiguration(startTime: startInstant))
+        let neutral = #"{"status":404,"error":true,"message":"Not Found"}"#
         let response = await emulator.respond(to: ServerRequest(method: "GET", target: "/v3/nowhere/demo/ch/0?tt=0"))
         #expect(response.status == 404)
         #expect(response.headers.contains { $0.name == "Content-Type" && $0.value == "application/json" })
-        let json = try JSONValue(parsing: response.body)
-        #expect(json["errors"]?[0]?["errorCode"] == "DS-0100")
-        #expect(json["errors"]?[0]?["message"] == "no such resource: /v3/nowhere/demo/ch/0")
-        // A path under the DataSync prefix is DataSync's to refuse, with the same envelope.
+        #expect(String(decoding: response.body, as: UTF8.self) == neutral)
+        // The same answer on the server thread's immediate path.
+        let router = EmulatorRouter(services: [])
+        let immediate = try #require(router.respondImmediately(to: ServerRequest(method: "GET", target: "/nowhere")))
+        #expect(immediate.status == 404)
+        #expect(String(decoding: immediate.body, as: UTF8.self) == neutral)
+        #expect(
+            String(decoding: await router.handle(ServerRequest(method: "GET", target: "/x")).body, as: UTF8.self)
+                == neutral)
+        // A path under the DataSync prefix is DataSync's to refuse, in DataSync's own envelope.
         let inside = await emulator.respond(to: ServerRequest(method: "GET", target: "/v1/datasync/nowhere"))
         #expect(inside.status == 404)
-        #expect(try JSONValue(parsing: inside.body)["errors"]?[0]?["errorCode"] == "DS-0100")
+        let json = try JSONValue(parsing: inside.body)
+        #expect(json["errors"]?[0]?["errorCode"] == "DS-0100")
+        #expect(json["errors"]?[0]?["message"] == "no such resource: /v1/datasync/nowhere")
     }
 
     @Test("the first service that claims a request answers it")

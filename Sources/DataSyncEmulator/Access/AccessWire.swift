@@ -78,7 +78,7 @@ enum AccessWire {
 
     /// DataSync's 401 for a request with neither token nor signature.
     static func dataSyncUnauthorized() -> ServerResponse {
-        Engine.errorResponse(
+        DataSyncResponse.error(
             APIError(
                 status: 401, code: Self.unauthenticated,
                 message: "the request has no credential: pass a token in 'auth' or sign it with the secret key"))
@@ -86,7 +86,7 @@ enum AccessWire {
 
     /// DataSync's 403 for a token naming a projection the class does not define.
     static func dataSyncInvalidAuth(_ message: String) -> ServerResponse {
-        Engine.errorResponse(APIError(status: 403, code: Self.invalidAuth, message: message))
+        DataSyncResponse.error(APIError(status: 403, code: Self.invalidAuth, message: message))
     }
 
     static let unauthenticated = APIError.Code(rawValue: "DS-0203")

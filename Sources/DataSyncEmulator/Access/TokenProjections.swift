@@ -24,23 +24,6 @@ enum TokenProjections {
     }
 }
 
-extension Engine {
-    /// The projections of the stored object `id` of `collection` in `subscribeKey` (as its
-    /// real-time events use them), and whether the object exists. nil projections: the class
-    /// declares none (or no properties).
-    func readProjections(subscribeKey: String, collection: ObjectCollection, id: String) -> (
-        found: Bool, className: String, projections: [ChangeEvent.Projection]?
-    ) {
-        guard let keyset = keysets[subscribeKey], let object = keyset.object(collection.space, id) else {
-            return (false, "", nil)
-        }
-        return (
-            true, object.classKey.name,
-            keyset.registry.eventProjections(collection.space, object.classKey, version: object.classVersion)
-        )
-    }
-}
-
 extension DataSyncService: DataSyncReadProjector {
     /// Applies the token's projections to a get or list answer: each object a projection is
     /// named for keeps only that projection's `status` and `payload` parts; a name the object's

@@ -33,7 +33,7 @@ struct EmulatorAdmin: Sendable {
 
     /// Resets every keyset that holds anything.
     func resetAll() async -> JSONValue {
-        let dataSyncKeys = await dataSync.administer { Array($0.keysets.keys) }
+        let dataSyncKeys = await dataSync.administer { Array($0.store.keysets.keys) }
         let busKeys = await bus.keysetKeys()
         var results: [JSONValue] = []
         for key in Set(dataSyncKeys).union(busKeys).sorted() { results.append(await reset(key)) }
@@ -129,7 +129,7 @@ struct EmulatorAdmin: Sendable {
     func keysets() async -> JSONValue {
         let names = pubSubKeysets.map(\.subscribeKey)
         let summaries = await dataSync.administer { engine in
-            for name in names { _ = engine.keyset(name) }
+            for name in names { _ = engine.store.keyset(name) }
             return engine.keysetSummaries()
         }
         var ordered = names.filter { summaries[$0] != nil }

@@ -21,10 +21,10 @@ extension Engine {
     /// `data` of its create request with the class, level and version spelled out. Expired objects
     /// are swept first. Timestamps and eTags are not part of the format: an import assigns new ones.
     func exportSeed(subscribeKeys: [String]?) -> JSONValue {
-        sweepAll()
+        writer.sweepAll(store)
         var keysetsOut: [String: JSONValue] = [:]
-        for key in subscribeKeys ?? keysets.keys.sorted() {
-            guard let keyset = keysets[key] else {
+        for key in subscribeKeys ?? store.keysets.keys.sorted() {
+            guard let keyset = store.keysets[key] else {
                 if subscribeKeys != nil { keysetsOut[key] = [:] }
                 continue
             }
@@ -104,25 +104,25 @@ extension Engine {
     /// built-ins and the class template. Returns how many objects each collection lost.
     @discardableResult
     func resetKeyset(_ subscribeKey: String) -> [String: Int] {
-        guard let keyset = keysets[subscribeKey] else { return [:] }
-        feed.beginWrite()
-        defer { feed.endWrite() }
+        guard let keyset = store.keysets[subscribeKey] else { return [:] }
+        publisher.feed.beginWrite()
+        defer { publisher.feed.endWrite() }
         var removed: [String: Int] = [:]
         // Links first, so removing an entity never cascades.
         let objects = keyset.allObjects.sorted {
             ($0.kind.space == .relationship ? 0 : 1, $0.id) < ($1.kind.space == .relationship ? 0 : 1, $1.id)
         }
-        let time = writeStamp(after: objects.map(\.updatedAt).max() ?? .min)
+        let time = transactions.writeStamp(after: objects.map(\.updatedAt).max() ?? .min)
         for object in objects {
-            let recipients = recipients(keyset, object, action: .delete)
+            let recipients = ChangePublisher.recipients(keyset, object, action: .delete)
             guard let gone = keyset.remove(object.kind.space, object.id) else { continue }
-            publish(
-                keyset, gone, action: .delete, cause: .reset, origin: .reset, sequence: nextRevision(), at: time,
+            publisher.publish(
+                keyset, gone, action: .delete, cause: .reset, origin: .reset, sequence: transactions.nextRevision(),
+                at: time,
                 recipients: recipients)
             removed[Self.collectionName(of: gone.kind), default: 0] += 1
         }
-        keysets[subscribeKey] = nil
-        dirty = true
+        store.dropKeyset(subscribeKey)
         return removed
     }
 
@@ -136,22 +136,22 @@ extension Engine {
     func importSeed(_ document: JSONValue, validated: Bool = false) throws(EmulatorError) -> [String] {
         if !validated { try validateSeed(document) }
         let names = document["keysets"]?.objectValue?.keys.sorted() ?? []
-        feed.beginWrite()
-        defer { feed.endWrite() }
+        publisher.feed.beginWrite()
+        defer { publisher.feed.endWrite() }
         for name in names { resetKeyset(name) }
-        try seed(document)
+        try seeder.seed(document)
         // An empty keyset in the document still exists afterwards (as a fresh one).
-        for name in names { _ = keyset(name) }
+        for name in names { _ = store.keyset(name) }
         return names
     }
 
     /// Applies `document` to a scratch engine with this engine's class template, and throws
     /// what seeding it would throw; this engine is left as it is.
     func validateSeed(_ document: JSONValue) throws(EmulatorError) {
-        let scratch = Engine(filterFastConditionLimit: filterFastConditionLimit, clock: clock)
-        scratch.classTemplate = classTemplate
-        scratch.propertyIndexes = propertyIndexes
-        try scratch.seed(document)
+        let scratch = Engine(filterFastConditionLimit: filterFastConditionLimit, clock: transactions.clock)
+        scratch.store.classTemplate = store.classTemplate
+        scratch.store.propertyIndexes = store.propertyIndexes
+        try scratch.seeder.seed(document)
     }
 
     // MARK: Summaries
@@ -160,7 +160,7 @@ extension Engine {
     /// object counts per collection and its classes.
     func keysetSummaries() -> [String: JSONValue] {
         var result: [String: JSONValue] = [:]
-        for (key, keyset) in keysets {
+        for (key, keyset) in store.keysets {
             var counts: [String: Int64] = [:]
             for name in ObjectCollection.all.map(\.name) { counts[name] = 0 }
             var classes: [String: JSONValue] = [:]

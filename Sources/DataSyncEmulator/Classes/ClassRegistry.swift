@@ -132,3 +132,15 @@ struct ClassRegistry: Sendable {
         }
     }
 }
+
+extension ClassRegistry {
+    /// The kind of an object of entity class `key`: a user or a channel when the class descends
+    /// from the built-in `User` or `Channel`, a plain entity otherwise.
+    func entityKind(_ key: ClassKey) -> ObjectKind {
+        switch root(.entity, of: key) {
+        case ClassDefinition.userKey: return .user
+        case ClassDefinition.channelKey: return .channel
+        default: return .entity
+        }
+    }
+}

@@ -2,8 +2,9 @@ public import EmulatorHTTP
 import Foundation
 
 /// Hands each request to the first ``EmulatorService`` that claims it, and answers every
-/// unclaimed request with `404` and the error envelope
-/// `{"errors":[{"errorCode":"DS-0100","message":"no such resource: <path>"}]}`.
+/// unclaimed request with a neutral `404`, `{"status":404,"error":true,"message":"Not Found"}`
+/// (``notFoundResponse()``): each service answers its own paths in its own error shape, and a path
+/// no service claims belongs to none of them.
 ///
 /// When an ``EmulatorAuthorizer`` is set, it sees every claimed request first: it may refuse it
 /// (its answer is sent and no service runs) or let it through, optionally narrowing the rows the
@@ -99,6 +100,15 @@ public struct EmulatorRouter: ServerHandler {
         return response
     }
 
+    /// The answer to a request no service claims. PubNub's specifications name no answer for an
+    /// unknown path; this is the classic service error object (`status`, `error`, `message`)
+    /// without a `service`, so no client reads it as one service's refusal.
+    public static func notFoundResponse() -> ServerResponse {
+        ServerResponse(
+            status: 404, headers: [("Content-Type", "application/json")],
+            body: Array(#"{"status":404,"error":true,"message":"Not Found"}"#.utf8))
+    }
+
     /// An absolute-form request (`GET http://host/path`, RFC 9112 section 3.2.2) as the
     /// origin-form one services read, its target's authority standing in for `Host`; any other
     /// request as it is.
@@ -139,7 +149,7 @@ public struct EmulatorRouter: ServerHandler {
 
     private func routeImmediately(_ request: ServerRequest) -> ServerResponse? {
         guard let service = service(for: request) else {
-            return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
+            return Self.notFoundResponse()
         }
         // A fault may hold or replace the answer: decide it on the asynchronous path, once.
         if let faults, faults.mightMatch(request) { return nil }
@@ -161,7 +171,7 @@ public struct EmulatorRouter: ServerHandler {
 
     private func route(_ request: ServerRequest) async -> ServerResponse {
         guard let service = service(for: request) else {
-            return Engine.errorResponse(.notFound("no such resource: \(request.rawPath)"))
+            return Self.notFoundResponse()
         }
         // Before the authorizer, as a failing balancer or network answers before the service
         // looks at credentials.

@@ -319,7 +319,7 @@ final class FaultRegistry: Sendable {
             case 412: code = .preconditionFailed
             default: code = .internalError
             }
-            return Engine.errorResponse(APIError(status: status, code: code, message: message))
+            return DataSyncResponse.error(APIError(status: status, code: code, message: message))
         case .accessManager:
             return AccessWire.classic(status, message)
         default:

@@ -3,8 +3,9 @@ import Foundation
 import JSONCore
 import PubNubBase
 
-/// The DataSync REST API (`/v1/datasync/…`): owns the ``Engine`` (keysets, classes, objects, the
-/// change feed) and the state file, and answers every request as one atomic step under its lock.
+/// The DataSync REST API (`/v1/datasync/…`): composes the ``Engine``'s parts (object store,
+/// transactions, change feed, lists, classes) with the state file, and answers every request as
+/// one atomic step under its lock.
 ///
 /// Every operation takes the lock for its whole (synchronous) length, so requests, seeding,
 /// administration and sweeps are serialized exactly as on an actor; the lock is never held across
@@ -41,21 +42,21 @@ final class DataSyncService: EmulatorService {
         changeSubscribers: [ChangeFeed.Subscriber] = [], writeSubscribers: [ChangeFeed.WriteSubscriber] = []
     ) throws(EmulatorError) {
         let engine = Engine(filterFastConditionLimit: max(1, configuration.filterFastConditionLimit), clock: clock)
-        engine.propertyIndexes = configuration.propertyIndexes
-        for subscriber in changeSubscribers { engine.feed.addSubscriber(subscriber) }
-        for subscriber in writeSubscribers { engine.feed.addWriteSubscriber(subscriber) }
-        if let classes = configuration.classes { try engine.setClassTemplate(classes) }
+        engine.store.propertyIndexes = configuration.propertyIndexes
+        for subscriber in changeSubscribers { engine.publisher.feed.addSubscriber(subscriber) }
+        for subscriber in writeSubscribers { engine.publisher.feed.addWriteSubscriber(subscriber) }
+        if let classes = configuration.classes { try engine.store.setClassTemplate(classes) }
         let persistence = try configuration.stateFile.map { path throws(EmulatorError) in
             try StatePersistence.open(
                 path: path, into: engine, writes: configuration.stateFileWrites, faults: configuration.storageFaults)
         }
-        engine.changes.markSaved(engine.keysets.values)
+        engine.store.changes.markSaved(engine.store.keysets.values)
         // Changes are tracked (for saves, and undone when a save fails) only with a state file.
-        engine.changes.isEnabled = persistence != nil
+        engine.store.changes.isEnabled = persistence != nil
         if persistence?.loadReport.loadedSnapshot != true, let seed = configuration.seed {
-            try engine.seed(seed)
+            try engine.seeder.seed(seed)
         }
-        if engine.hasUnsavedChanges { try persistence?.save(engine) }
+        if engine.transactions.hasUnsavedChanges { try persistence?.save(engine) }
         self.state = Locked(State(engine: engine, persistence: persistence))
         self.clock = clock
     }
@@ -101,14 +102,14 @@ final class DataSyncService: EmulatorService {
         // save may take a while), the read takes the task path instead.
         let answer: ServerResponse?? = state.withLockIfAvailable { state in
             let engine = state.engine
-            let now = engine.now()
-            guard let keyset = engine.keysets[path.subscribeKey], keyset.nextExpiry.map({ $0 > now }) ?? true
+            let now = engine.transactions.now()
+            guard let keyset = engine.store.keysets[path.subscribeKey], keyset.nextExpiry.map({ $0 > now }) ?? true
             else { return nil }
             // What `respond` does besides the lookup (the sweep, the transaction, the save) has
             // nothing to do for such a read, unless an earlier save failed and waits for the
             // next one, which this read would make.
-            if let collection, let id = path.id, state.persistence == nil || !engine.hasUnsavedChanges,
-                let cached = engine.cachedGet(keyset, collection: collection, id: id, now: now)
+            if let collection, let id = path.id, state.persistence == nil || !engine.transactions.hasUnsavedChanges,
+                let cached = ObjectReads.cachedGet(keyset, collection: collection, id: id, now: now)
             {
                 return cached
             }
@@ -154,7 +155,7 @@ final class DataSyncService: EmulatorService {
     /// removed come back, still invisible, until the next sweep).
     func respond(to request: ServerRequest) async -> ServerResponse {
         if request.body.count > Self.maximumBodyBytes {
-            return Engine.errorResponse(
+            return DataSyncResponse.error(
                 APIError(
                     status: 413, code: .invalidValue,
                     message: "a DataSync request body is at most \(Self.maximumBodyBytes) bytes (1 MiB)"))
@@ -177,21 +178,21 @@ final class DataSyncService: EmulatorService {
     private static func respond(
         to request: ServerRequest, engine: Engine, persistence: StatePersistence?, scope: ListScope? = nil
     ) -> ServerResponse {
-        engine.beginTransaction()
+        engine.transactions.begin()
         let response = engine.handle(request, scope: scope)
         do throws(EmulatorError) {
             try saveChanges(engine, persistence)
         } catch {
-            engine.rollBackTransaction()
+            engine.transactions.rollBack()
             let method = request.method.uppercased()
             if method == "GET" || method == "HEAD" || !(200..<300).contains(response.status) { return response }
-            return Engine.errorResponse(
+            return DataSyncResponse.error(
                 APIError(
                     status: 500, code: .internalError,
                     message: "the change could not be saved to the state file, so it was not made: nothing "
                         + "changed and retrying is safe (\(error.message))"))
         }
-        engine.commitTransaction()
+        engine.transactions.commit()
         return response
     }
 
@@ -199,7 +200,7 @@ final class DataSyncService: EmulatorService {
     func projections(subscribeKey: String, collection: ObjectCollection, id: String) -> (
         found: Bool, className: String, projections: [ChangeEvent.Projection]?
     ) {
-        withEngine { engine, _ in engine.readProjections(subscribeKey: subscribeKey, collection: collection, id: id) }
+        withEngine { engine, _ in engine.store.projections(subscribeKey: subscribeKey, collection: collection, id: id) }
     }
 
     // MARK: Seeding
@@ -207,21 +208,21 @@ final class DataSyncService: EmulatorService {
     /// Defines the classes of `document`; when they cannot be saved, none is kept.
     func defineClasses(_ document: JSONValue, subscribeKey: String) async throws(EmulatorError) {
         try transaction { (engine: Engine) throws(EmulatorError) in
-            try engine.defineClasses(document, subscribeKey: subscribeKey)
+            try engine.seeder.defineClasses(document, subscribeKey: subscribeKey)
         }
     }
 
     /// Creates the objects of `document`; items before a refused one stay (and are saved). When
     /// they cannot be saved, none is kept.
     func seed(_ document: JSONValue) async throws(EmulatorError) {
-        try transaction { (engine: Engine) throws(EmulatorError) in try engine.seed(document) }
+        try transaction { (engine: Engine) throws(EmulatorError) in try engine.seeder.seed(document) }
     }
 
     /// Runs `body` as a transaction and saves what it changed, even when it throws; rolls it all
     /// back when the save fails. Holds the lock throughout.
     private func transaction(_ body: (Engine) throws(EmulatorError) -> Void) throws(EmulatorError) {
         try withEngine { (engine, persistence) throws(EmulatorError) in
-            engine.beginTransaction()
+            engine.transactions.begin()
             var refusal: EmulatorError?
             do throws(EmulatorError) {
                 try body(engine)
@@ -231,11 +232,11 @@ final class DataSyncService: EmulatorService {
             do throws(EmulatorError) {
                 try Self.saveChanges(engine, persistence)
             } catch {
-                engine.rollBackTransaction()
+                engine.transactions.rollBack()
                 throw EmulatorError(
                     code: .fileAccess, message: "nothing was kept: the change could not be saved (\(error.message))")
             }
-            engine.commitTransaction()
+            engine.transactions.commit()
             if let refusal { throw refusal }
         }
     }
@@ -250,10 +251,10 @@ final class DataSyncService: EmulatorService {
     /// emulator's documentation says so.
     func administer<R: Sendable, E: Error>(_ body: (Engine) throws(E) -> R) async throws(E) -> R {
         try withEngine { (engine, persistence) throws(E) -> R in
-            engine.beginTransaction()
+            engine.transactions.begin()
             defer {
                 try? Self.saveChanges(engine, persistence)
-                engine.commitTransaction()
+                engine.transactions.commit()
             }
             return try body(engine)
         }
@@ -261,23 +262,23 @@ final class DataSyncService: EmulatorService {
 
     // MARK: Change feed
 
-    func changes() async -> AsyncStream<ChangeEvent> { withEngine { engine, _ in engine.feed.subscribe() } }
+    func changes() async -> AsyncStream<ChangeEvent> { withEngine { engine, _ in engine.publisher.feed.subscribe() } }
 
     func changes(after sequence: UInt64) async -> [ChangeEvent] {
-        withEngine { engine, _ in engine.feed.events(after: sequence) }
+        withEngine { engine, _ in engine.publisher.feed.events(after: sequence) }
     }
 
-    var lastSequence: UInt64 { get async { withEngine { engine, _ in engine.revision } } }
+    var lastSequence: UInt64 { get async { withEngine { engine, _ in engine.transactions.revision } } }
 
     /// Calls `subscriber` with every change committed from now on, in order, while it commits
     /// (see ``ChangeFeed/Subscriber`` for what it may do).
     @discardableResult
     func addChangeSubscriber(_ subscriber: @escaping ChangeFeed.Subscriber) async -> ChangeFeed.SubscriberID {
-        withEngine { engine, _ in engine.feed.addSubscriber(subscriber) }
+        withEngine { engine, _ in engine.publisher.feed.addSubscriber(subscriber) }
     }
 
     func removeChangeSubscriber(_ id: ChangeFeed.SubscriberID) async {
-        withEngine { engine, _ in engine.feed.removeSubscriber(id) }
+        withEngine { engine, _ in engine.publisher.feed.removeSubscriber(id) }
     }
 
     // MARK: Expiry
@@ -286,7 +287,7 @@ final class DataSyncService: EmulatorService {
     /// their own keyset; the sweeper and clock moves for all).
     func sweepExpired() async {
         // When the removals cannot be saved they are undone; the next sweep tries again.
-        try? transaction { (engine: Engine) throws(EmulatorError) in engine.sweepAll() }
+        try? transaction { (engine: Engine) throws(EmulatorError) in engine.writer.sweepAll(engine.store) }
     }
 
     /// Sweeps about once a second of the emulator's clock until ``stopSweeping()``: on the system
@@ -325,8 +326,7 @@ final class DataSyncService: EmulatorService {
 
     /// Saves what changed since the last save (nothing without a state file).
     private static func saveChanges(_ engine: Engine, _ persistence: StatePersistence?) throws(EmulatorError) {
-        engine.dirty = false
-        guard let persistence, engine.hasUnsavedChanges else { return }
+        guard let persistence, engine.transactions.hasUnsavedChanges else { return }
         try persistence.save(engine)
     }
 }

@@ -1,7 +1,7 @@
 /// What changed in the store since the last successful save, and how to undo the open
 /// transaction: shared by the engine and every keyset, confined to the engine like them.
 ///
-/// A request runs as one transaction (``Engine/beginTransaction()``): every object it writes and
+/// A request runs as one transaction (``Transactions/begin()``): every object it writes and
 /// every class change is noted in its keyset, with the state before it. When the save that ends
 /// the transaction succeeds, the change stays and its changes are delivered on the change feed;
 /// when it fails, the transaction is rolled back, so memory never holds a change the state file

@@ -3,8 +3,7 @@
 /// copies the object nor needs an exclusivity check. A write replaces the box.
 ///
 /// `@unchecked Sendable` is safe: `object` is immutable, and `getBody` is read and written only
-/// by ``Engine``, whose every use happens under ``DataSyncService``'s lock (a list's parallel
-/// scan, inside that lock, reads `object` only).
+/// by ``ObjectReads``, whose every use happens under ``DataSyncService``'s lock.
 final class ObjectBox: @unchecked Sendable {
     let object: StoredObject
     /// The body of a get answer for `object` (`{"data":…}`), once one was encoded: it never goes
@@ -86,7 +85,7 @@ final class Keyset {
     /// ancestors. Kept by every insert, update and remove, so a rolled-back transaction (which
     /// removes and reinserts) and a loaded state leave them matching the store.
     private(set) var propertyIndexes: [IndexSlot: [IndexSource: PropertyIndex]] = [:]
-    /// Sorted snapshots of class families, by family and sort (see `Engine.sortedSnapshot`).
+    /// Sorted snapshots of class families, by family and sort (see `ObjectLister.fromSnapshot`).
     var sortCache: [String: SortSnapshot] = [:]
     var sortCacheOrder: [String] = []
 

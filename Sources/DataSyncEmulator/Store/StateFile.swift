@@ -32,8 +32,8 @@ enum StateFile {
     /// The whole state; `generation` ties the snapshot to the journal written after it.
     static func snapshot(_ engine: Engine, generation: Int64?) -> JSONValue {
         var keysets: [JSONValue] = []
-        for key in engine.keysets.keys.sorted() {
-            guard let keyset = engine.keysets[key] else { continue }
+        for key in engine.store.keysets.keys.sorted() {
+            guard let keyset = engine.store.keysets[key] else { continue }
             let objects = keyset.allObjects.sorted { left, right in
                 left.kind.space != right.kind.space
                     ? left.kind.space.rawValue < right.kind.space.rawValue : SortedIds.less(left.id, right.id)
@@ -47,8 +47,8 @@ enum StateFile {
         }
         var document: [String: JSONValue] = [
             "format": .string(format), "formatVersion": .int(formatVersion),
-            "revision": .int(Int64(truncatingIfNeeded: engine.revision)),
-            "cursorKey": .string(Base64URL.encode(engine.cursorKey)), "keysets": .array(keysets),
+            "revision": .int(Int64(truncatingIfNeeded: engine.transactions.revision)),
+            "cursorKey": .string(Base64URL.encode(engine.cursors.key)), "keysets": .array(keysets),
         ]
         if let generation { document["generation"] = .int(generation) }
         return .object(document)
@@ -135,8 +135,8 @@ enum StateFile {
         guard let keysets = top["keysets"]?.arrayValue else {
             throw Refusal(path: "/keysets", reason: "missing, or not an array")
         }
-        engine.revision = UInt64(revision)
-        engine.cursorKey = key
+        engine.transactions.revision = UInt64(revision)
+        engine.cursors.key = key
         for (index, item) in keysets.enumerated() {
             let path = "/keysets/\(index)"
             guard let fields = item.objectValue else { throw Refusal(path: path, reason: "not an object") }
@@ -144,7 +144,7 @@ enum StateFile {
             guard let subscribeKey = fields["subscribeKey"]?.stringValue, !subscribeKey.isEmpty else {
                 throw Refusal(path: path + "/subscribeKey", reason: "missing, or not a non-empty string")
             }
-            guard engine.keysets[subscribeKey] == nil else {
+            guard engine.store.keysets[subscribeKey] == nil else {
                 throw Refusal(path: path + "/subscribeKey", reason: "the keyset \(subscribeKey) is listed twice")
             }
             for field in ["entityClasses", "relationshipClasses", "objects"] where fields[field]?.arrayValue == nil {
@@ -153,10 +153,9 @@ enum StateFile {
                     reason: "missing, or not an array (a keyset lists all of them, [] when empty; without "
                         + "`\(field)` the keyset would load without its \(field == "objects" ? "objects" : "classes"))")
             }
-            let keyset = Keyset(
-                subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes,
-                propertyIndexes: engine.propertyIndexes)
-            engine.keysets[subscribeKey] = keyset
+            guard let keyset = engine.store.addLoadedKeyset(subscribeKey) else {
+                throw Refusal(path: path + "/subscribeKey", reason: "the keyset \(subscribeKey) is listed twice")
+            }
             keyset.registry = try registry(fields, at: path)
             for (objectIndex, json) in (fields["objects"]?.arrayValue ?? []).enumerated() {
                 let objectPath = "\(path)/objects/\(objectIndex)"
@@ -221,7 +220,7 @@ enum StateFile {
         }
         let id = try string("id")
         do throws(APIError) {
-            try Engine.checkId(id, path: path + "/id")
+            try RequestBody.checkId(id, path: path + "/id")
         } catch {
             throw Refusal(path: path + "/id", reason: error.message)
         }
@@ -237,7 +236,7 @@ enum StateFile {
         }
         let expectedKind: ObjectKind
         if kind.space == .entity {
-            expectedKind = Engine.entityKind(registry, key)
+            expectedKind = registry.entityKind(key)
         } else {
             expectedKind =
                 registry.isKind(.relationship, key, of: ClassDefinition.membershipKey) ? .membership : .relationship
@@ -256,8 +255,8 @@ enum StateFile {
         let eTag = try string("eTag")
         guard !eTag.isEmpty else { throw Refusal(path: path + "/eTag", reason: "must not be empty") }
         let status = try optionalString("status")
-        if let status, status.unicodeScalars.count > Engine.maximumStatusLength {
-            throw Refusal(path: path + "/status", reason: "at most \(Engine.maximumStatusLength) Unicode scalars")
+        if let status, status.unicodeScalars.count > RequestBody.maximumStatusLength {
+            throw Refusal(path: path + "/status", reason: "at most \(RequestBody.maximumStatusLength) Unicode scalars")
         }
         var payload: JSONValue?
         if let value = fields["payload"], !value.isNull {
@@ -287,9 +286,9 @@ enum StateFile {
     /// revision (the emulator would hand them out again), every relationship's sides exist, a
     /// user and a channel have at most one membership, every object's class and version exist.
     static func validate(_ engine: Engine) throws(Refusal) {
-        let revision = engine.revision
-        for subscribeKey in engine.keysets.keys.sorted() {
-            guard let keyset = engine.keysets[subscribeKey] else { continue }
+        let revision = engine.transactions.revision
+        for subscribeKey in engine.store.keysets.keys.sorted() {
+            guard let keyset = engine.store.keysets[subscribeKey] else { continue }
             let place = "keyset \(subscribeKey)"
             var pairs: [ExactString: String] = [:]
             for object in keyset.allObjects.sorted(by: { SortedIds.less($0.id, $1.id) }) {
@@ -338,12 +337,12 @@ enum StateFile {
         }
     }
 
-    /// The revision whose eTag is `eTag` (``Engine/eTag(for:)`` inverted), or nil when no
+    /// The revision whose eTag is `eTag` (``Transactions/eTag(for:)`` inverted), or nil when no
     /// revision has it.
     static func eTagRevision(_ eTag: String) -> UInt64? {
         guard let value = UInt64(eTag, radix: 36) else { return nil }
         let revision = (value &- 0x5bd1_e995) &* multiplierInverse
-        return Engine.eTag(for: revision) == eTag ? revision : nil
+        return Transactions.eTag(for: revision) == eTag ? revision : nil
     }
 
     /// The inverse of the eTag multiplier modulo 2^64 (Newton's iteration; the multiplier is odd).

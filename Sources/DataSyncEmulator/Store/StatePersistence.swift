@@ -256,14 +256,14 @@ final class StatePersistence {
         }
         try StateFile.refuseUnknownFields(fields, allowed: ["revision", "keysets"], at: "")
         guard let revision = fields["revision"]?.int64Value, revision >= 0,
-            UInt64(revision) >= engine.revision
+            UInt64(revision) >= engine.transactions.revision
         else {
             throw StateFile.Refusal(path: "/revision", reason: "missing, negative, or below the revision before it")
         }
         guard let keysets = fields["keysets"]?.arrayValue else {
             throw StateFile.Refusal(path: "/keysets", reason: "missing, or not an array")
         }
-        engine.revision = UInt64(revision)
+        engine.transactions.revision = UInt64(revision)
         for (index, item) in keysets.enumerated() {
             let path = "/keysets/\(index)"
             guard let entry = item.objectValue else { throw StateFile.Refusal(path: path, reason: "not an object") }
@@ -275,16 +275,13 @@ final class StatePersistence {
             }
             let hasClasses = entry["entityClasses"] != nil || entry["relationshipClasses"] != nil
             let keyset: Keyset
-            if let existing = engine.keysets[subscribeKey] {
+            if let existing = engine.store.keysets[subscribeKey] {
                 keyset = existing
             } else {
-                guard hasClasses else {
+                guard hasClasses, let added = engine.store.addLoadedKeyset(subscribeKey) else {
                     throw StateFile.Refusal(path: path, reason: "a keyset new to the state comes with its classes")
                 }
-                keyset = Keyset(
-                    subscribeKey: subscribeKey, registry: ClassRegistry(), changes: engine.changes,
-                    propertyIndexes: engine.propertyIndexes)
-                engine.keysets[subscribeKey] = keyset
+                keyset = added
             }
             for (removedIndex, json) in (entry["removed"]?.arrayValue ?? []).enumerated() {
                 guard let space = json["space"]?.stringValue.flatMap(ClassKind.init(rawValue:)),
@@ -344,7 +341,7 @@ final class StatePersistence {
             try compact(engine)
             return
         }
-        let keysets = engine.changes.unsavedKeysets
+        let keysets = engine.store.changes.unsavedKeysets
         let payload: [UInt8]
         do {
             payload = try Self.recordPayload(engine, keysets).jsonBytes()
@@ -356,8 +353,7 @@ final class StatePersistence {
             return
         }
         try append(Self.frame(payload))
-        engine.changes.markSaved(keysets)
-        engine.dirty = false
+        engine.store.changes.markSaved(keysets)
         let threshold = max(Self.minimumCompactionBytes, Int(Double(snapshotBytes) * Self.compactionRatio))
         if journalBytes > max(threshold, retryCompactionAt ?? 0) {
             // The change is saved already: a failed compaction only means the journal keeps
@@ -411,8 +407,7 @@ final class StatePersistence {
         // From here the snapshot holds everything; the old journal (an older generation) is stale.
         generation = next
         snapshotBytes = bytes.count
-        engine.changes.markSaved(engine.keysets.values)
-        engine.dirty = false
+        engine.store.changes.markSaved(engine.store.keysets.values)
         if journal >= 0 {
             close(journal)
             journal = -1
@@ -466,7 +461,7 @@ final class StatePersistence {
             }
             entries.append(.object(entry))
         }
-        return ["revision": .int(Int64(truncatingIfNeeded: engine.revision)), "keysets": .array(entries)]
+        return ["revision": .int(Int64(truncatingIfNeeded: engine.transactions.revision)), "keysets": .array(entries)]
     }
 
     static func frame(_ payload: [UInt8]) -> [UInt8] {

@@ -1,59 +1,20 @@
 import JSONCore
 
-/// Loading the class-definition and seed documents (formats in `Documentation/Emulator.md`).
-extension Engine {
-    /// Parses `{"entityClasses":[…],"relationshipClasses":[…]}` and defines every class in
-    /// `keyset`'s registry, in order (a parent must come before its subclasses).
-    static func defineClasses(_ document: JSONValue, in registry: inout ClassRegistry) throws(EmulatorError)
-        -> [ClassDefinition]
-    {
-        guard let top = document.objectValue else {
-            throw EmulatorError(code: .invalidClasses, message: "the class document must be a JSON object")
-        }
-        for key in top.keys.sorted() where key != "entityClasses" && key != "relationshipClasses" {
-            throw EmulatorError(code: .invalidClasses, message: "/\(key): unknown field")
-        }
-        var defined: [ClassDefinition] = []
-        for kind in [ClassKind.entity, .relationship] {
-            let field = kind == .entity ? "entityClasses" : "relationshipClasses"
-            guard let list = top[field] else { continue }
-            guard let items = list.arrayValue else {
-                throw EmulatorError(code: .invalidClasses, message: "/\(field) must be an array")
-            }
-            for (index, item) in items.enumerated() {
-                let path = "/\(field)/\(index)"
-                do throws(APIError) {
-                    let draft = try ClassDraft(kind: kind, json: item, path: path)
-                    if registry.definition(kind, ClassKey(name: draft.name, level: .subKey)) != nil {
-                        throw APIError.conflict("class \(draft.name) is defined twice", path: path + "/name")
-                    }
-                    let definition = try registry.resolveDraft(draft, replacing: nil, path: path)
-                    registry.store(definition)
-                    defined.append(definition)
-                } catch {
-                    throw EmulatorError(code: .invalidClasses, message: "\(error.path ?? path): \(error.message)")
-                }
-            }
-        }
-        return defined
-    }
-
-    /// Applies a class document to every keyset created from now on.
-    func setClassTemplate(_ document: JSONValue) throws(EmulatorError) {
-        var registry = ClassRegistry()
-        classTemplate = try Self.defineClasses(document, in: &registry)
-    }
+/// Loading a seed document (format in `Documentation/Emulator.md`) and the class document of one
+/// keyset: every object is created through ``ObjectWriter``, exactly as a create request would.
+struct Seeder {
+    let store: ObjectStore
+    let writer: ObjectWriter
 
     /// Defines the classes of `document` in one keyset.
     func defineClasses(_ document: JSONValue, subscribeKey: String) throws(EmulatorError) {
         if let refusal = KeysetName.refusal(subscribeKey) {
             throw EmulatorError(code: .invalidClasses, message: refusal)
         }
-        let keyset = keyset(subscribeKey)
+        let keyset = store.keyset(subscribeKey)
         var registry = keyset.registry
-        _ = try Self.defineClasses(document, in: &registry)
+        _ = try ClassDocuments.define(document, in: &registry)
         keyset.registry = registry
-        dirty = true
     }
 
     /// The class lists a keyset of a seed document may hold besides its collections.
@@ -73,7 +34,7 @@ extension Engine {
             if let refusal = KeysetName.refusal(subscribeKey) {
                 throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)): \(refusal)")
             }
-            let keyset = keyset(subscribeKey)
+            let keyset = store.keyset(subscribeKey)
             guard let collections = keysets[subscribeKey]?.objectValue else {
                 throw EmulatorError(code: .invalidSeed, message: "/keysets/\(escape(subscribeKey)) must be an object")
             }
@@ -95,7 +56,7 @@ extension Engine {
                         data[collection.versionField] = .int(Int64(definition.latestVersion))
                     }
                     do {
-                        try createObject(keyset, collection, data: data, prefix: path)
+                        try writer.createObject(keyset, collection, data: data, prefix: path)
                     } catch {
                         throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? path): \(error.message)")
                     }
@@ -128,7 +89,6 @@ extension Engine {
                         )
                     }
                     keyset.registry.store(definition)
-                    dirty = true
                 } catch {
                     throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? itemPath): \(error.message)")
                 }

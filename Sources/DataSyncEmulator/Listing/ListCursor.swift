@@ -41,3 +41,22 @@ struct ListCursor {
             startRevision: UInt64(truncatingIfNeeded: revision))
     }
 }
+
+/// The key list cursors are signed with: random per state, kept in the state file, so a cursor
+/// stays valid across restarts of one state and is refused by any other.
+final class CursorSigner {
+    /// 32 bytes; replaced only when a state file is loaded.
+    var key: [UInt8]
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    func sign(_ cursor: ListCursor) -> String { cursor.encode(key: key) }
+
+    /// The cursor `text` stands for, when it was signed here for the query `fingerprint`.
+    func verify(_ text: String, fingerprint: String, sortCount: Int) throws(APIError) -> ListCursor {
+        try ListCursor.decode(text, key: key, fingerprint: fingerprint, sortCount: sortCount)
+    }
+}

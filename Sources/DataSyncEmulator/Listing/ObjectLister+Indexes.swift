@@ -6,7 +6,7 @@ import JSONCore
 /// narrow what is looked at: every candidate still goes through the same checks (expiry, kind,
 /// version, the cursor, the filter evaluator) and the same order as a full scan, so the answer
 /// is the scan's.
-extension Engine {
+extension ObjectLister {
     /// Where a filter's candidates come from in one class.
     indirect enum IndexAccess {
         /// Entries of `index` from `lower` (inclusive) to `upper` (exclusive).

@@ -2,9 +2,11 @@ import EmulatorHTTP
 import Foundation
 import JSONCore
 
-extension Engine {
+/// The class endpoints of one keyset: they change only the keyset's ``ClassRegistry`` (a class
+/// still used by objects is refused), never an object.
+enum ClassEndpoints {
     /// `/entity-classes` and `/relationship-classes`: list, read, create, replace, delete.
-    func handleClasses(
+    static func handle(
         _ request: ServerRequest, method: String, keyset: Keyset, kind: ClassKind, name: String?,
         query: [(name: String, value: String)]
     ) throws(APIError) -> ServerResponse {
@@ -14,24 +16,24 @@ extension Engine {
             let definitions = keyset.registry.classes(kind).values.sorted {
                 ($0.level.rawValue, $0.name) < ($1.level.rawValue, $1.name)
             }
-            return Self.dataResponse(.array(definitions.map(\.jsonValue)), mediaType: mediaType)
+            return DataSyncResponse.data(.array(definitions.map(\.jsonValue)), mediaType: mediaType)
         case ("GET", let name?):
             let levels = query.filter { $0.name == "class_level" }.map { ClassLevel(rawValue: $0.value) }
             guard let found = keyset.registry.resolve(kind, name: name, level: levels.first) else {
                 throw .notFound("class definition not found: \(name)")
             }
-            return Self.dataResponse(found.jsonValue, mediaType: mediaType)
+            return DataSyncResponse.data(found.jsonValue, mediaType: mediaType)
         case ("POST", nil):
-            try Self.checkJSONMediaType(request)
-            let draft = try ClassDraft(kind: kind, json: .object(try Self.dataObject(request)), path: "/data")
+            try RequestBody.checkJSONMediaType(request)
+            let draft = try ClassDraft(kind: kind, json: .object(try RequestBody.dataObject(request)), path: "/data")
             let definition = try defineClass(keyset, draft, path: "/data")
-            return Self.dataResponse(definition.jsonValue, status: 201, mediaType: mediaType)
+            return DataSyncResponse.data(definition.jsonValue, status: 201, mediaType: mediaType)
         case ("PUT", let name?):
-            try Self.checkJSONMediaType(request)
-            let draft = try ClassDraft(kind: kind, json: .object(try Self.dataObject(request)), path: "/data")
+            try RequestBody.checkJSONMediaType(request)
+            let draft = try ClassDraft(kind: kind, json: .object(try RequestBody.dataObject(request)), path: "/data")
             guard draft.name == name else { throw .invalid("the name cannot change", path: "/data/name") }
             let definition = try replaceClass(keyset, draft, path: "/data")
-            return Self.dataResponse(definition.jsonValue, mediaType: mediaType)
+            return DataSyncResponse.data(definition.jsonValue, mediaType: mediaType)
         case ("DELETE", let name?):
             try deleteClass(keyset, kind, name: name)
             return ServerResponse(status: 200)
@@ -42,30 +44,20 @@ extension Engine {
         }
     }
 
-    /// Class endpoints take plain JSON: `application/json` or any `+json` type.
-    static func checkJSONMediaType(_ request: ServerRequest) throws(APIError) {
-        let type = request.header("Content-Type")?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
-        guard let type, type == "application/json" || type.hasSuffix("+json") else {
-            throw APIError(
-                status: 415, code: .invalidValue, message: "Content-Type must be application/json",
-                path: "Content-Type")
-        }
-    }
-
     /// Adds a new SubKey class to `keyset`.
     @discardableResult
-    func defineClass(_ keyset: Keyset, _ draft: ClassDraft, path: String) throws(APIError) -> ClassDefinition {
+    static func defineClass(_ keyset: Keyset, _ draft: ClassDraft, path: String) throws(APIError) -> ClassDefinition {
         if keyset.registry.definition(draft.kind, ClassKey(name: draft.name, level: .subKey)) != nil {
             throw .conflict("class \(draft.name) already exists at SubKey", path: path + "/name")
         }
         let definition = try keyset.registry.resolveDraft(draft, replacing: nil, path: path)
         keyset.registry.store(definition)
-        dirty = true
         return definition
     }
 
-    private func replaceClass(_ keyset: Keyset, _ draft: ClassDraft, path: String) throws(APIError) -> ClassDefinition {
+    private static func replaceClass(_ keyset: Keyset, _ draft: ClassDraft, path: String) throws(APIError)
+        -> ClassDefinition
+    {
         let key = ClassKey(name: draft.name, level: .subKey)
         guard let current = keyset.registry.definition(draft.kind, key) else {
             if keyset.registry.resolve(draft.kind, name: draft.name, level: .global) != nil {
@@ -83,11 +75,10 @@ extension Engine {
             }
         }
         keyset.registry.store(definition)
-        dirty = true
         return definition
     }
 
-    private func deleteClass(_ keyset: Keyset, _ kind: ClassKind, name: String) throws(APIError) {
+    private static func deleteClass(_ keyset: Keyset, _ kind: ClassKind, name: String) throws(APIError) {
         let key = ClassKey(name: name, level: .subKey)
         guard keyset.registry.definition(kind, key) != nil else {
             if keyset.registry.resolve(kind, name: name, level: .global) != nil {
@@ -107,6 +98,5 @@ extension Engine {
             throw APIError(status: 409, code: .classInUse, message: "class \(first) depends on \(name)")
         }
         keyset.registry.remove(kind, key)
-        dirty = true
     }
 }
