@@ -48,13 +48,19 @@ let package = Package(
     targets: [
         // Libraries
         .target(name: "JSONCore"),
+        // The package's version, written once: `pnsdk` and every executable's `--version`.
+        .target(name: "BuildInfo"),
+        // The one argument parser of every executable (help, version, exit statuses, did-you-mean);
+        // package-only, not a product.
+        .target(name: "ArgumentParsing", dependencies: ["BuildInfo"]),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "Auth", dependencies: ["JSONCore", "Transport"]),
         .target(name: "EmulatorHTTP", dependencies: ["JSONCore", "CZlib", "CEpoll"]),
         .target(
-            name: "DataSyncEmulator", dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression"],
+            name: "DataSyncEmulator",
+            dependencies: ["EmulatorHTTP", "JSONCore", "JSONPatch", "FilterExpression", "ArgumentParsing"],
             // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
             // resource bundle at run time.
             resources: [
@@ -65,7 +71,9 @@ let package = Package(
             name: "DataSyncTestSupport", dependencies: ["JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
-        .target(name: "PubNubCore", dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
+        .target(
+            name: "PubNubCore",
+            dependencies: ["DataSyncModels", "JSONCore", "Transport", "Auth", "PubNubCrypto", "BuildInfo"]),
         // Features: siblings over PubNubCore that never import each other.
         .target(
             name: "DataSync",
@@ -97,8 +105,12 @@ let package = Package(
         // DataSyncTestSupport and Transport only for its server role (ServerRole.swift), which mints tokens.
         .executableTarget(
             name: "datasync-quickstart",
-            dependencies: ["DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport"]),
-        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+            dependencies: [
+                "DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport", "ArgumentParsing",
+            ]),
+        .executableTarget(
+            name: "datasync-emulator",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "ArgumentParsing"]),
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
@@ -106,16 +118,19 @@ let package = Package(
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "Realtime", "Messaging", "DataSyncLive",
                 // The bare libcurl baseline of the transport group calls the shim directly.
-                "CCurl",
+                "CCurl", "ArgumentParsing",
             ]
         ),
         // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
         .executableTarget(
             name: "datasync-cli",
-            dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport"]),
+            dependencies: [
+                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
+                "BuildInfo",
+            ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
-        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
+        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore", "ArgumentParsing"]),
         .plugin(
             name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
             path: "Plugins/DataSyncCodegenPlugin"),
@@ -128,7 +143,7 @@ let package = Package(
             dependencies: ["datasync-codegen"], path: "Plugins/DataSyncCodegenCommand"),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
-        .target(name: "FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["ArgumentParsing"]),
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
@@ -244,7 +259,10 @@ let package = Package(
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(
             name: "CLITests",
-            dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport"]),
+            dependencies: [
+                "datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport", "ArgumentParsing",
+                "BuildInfo", "Transport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

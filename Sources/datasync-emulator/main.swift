@@ -1,4 +1,5 @@
 // datasync-emulator: serves the DataSync REST API locally. See Documentation/Emulator.md.
+import ArgumentParsing
 import DataSyncEmulator
 import Dispatch
 import EmulatorHTTP
@@ -10,8 +11,9 @@ import Foundation
     import Darwin
 #endif
 
-// The flags are parsed by `EmulatorOptions` (DataSyncEmulator), shared with `datasync emulator`.
-let usage = EmulatorOptions.usage(program: "datasync-emulator")
+// The flags are the table of `EmulatorOptions` (DataSyncEmulator), shared with `datasync emulator`,
+// read by the package's one argument parser.
+let program = "datasync-emulator"
 
 // A reader that closes its end of our output (`datasync-emulator | head -1`) must not kill us:
 // writes to a closed pipe or socket fail with EPIPE instead of raising SIGPIPE.
@@ -52,7 +54,7 @@ struct BareFileHandler: ServerHandler {
 let bareArguments = Array(CommandLine.arguments.dropFirst())
 if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
     guard let port = UInt16(bareArguments[1]), let data = FileManager.default.contents(atPath: bareArguments[2]) else {
-        fail("usage: datasync-emulator --bare-http-server PORT FILE")
+        fail("usage: datasync-emulator --bare-http-server PORT FILE", status: 2)
     }
     let server = HTTPServer(
         configuration: HTTPServer.Configuration(host: "127.0.0.1", port: port),
@@ -71,19 +73,20 @@ if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
     exit(0)
 }
 
+let parser = ArgumentParser<Never>.tool(EmulatorOptions.command(program: program))
+let parsedArguments: ParsedArguments
+switch parser.resolve(Array(CommandLine.arguments.dropFirst()), program: program) {
+case .run(_, let parsed): parsedArguments = parsed
+case .exit(let status): exit(status)
+}
 let options: EmulatorOptions
 let configuration: EmulatorConfiguration
 do throws(EmulatorOptionsError) {
-    guard case .run(let parsed) = try EmulatorOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
-        log(usage)
-        output.flush(timeout: .seconds(2))
-        exit(0)
-    }
-    options = parsed
+    options = try EmulatorOptions(parsed: parsedArguments)
     configuration = try options.configuration()
 } catch {
     let isUsage = error.code != .unreadableFile && error.code != .invalidFile
-    fail(error.showsUsage ? "\(error.message)\n\(usage)" : error.message, status: isUsage ? 2 : 1)
+    fail(isUsage ? "\(error.message)\nsee '\(program) --help'" : error.message, status: isUsage ? 2 : 1)
 }
 let emulator: Emulator
 do {

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSyncEmulator
 import Dispatch
 import Foundation
@@ -19,6 +20,9 @@ enum EmulatorCommand {
             discussion:
                 "Takes exactly the flags of datasync-emulator (run 'datasync emulator --help' for them). It prints "
                 + "the origin and keys, then one line per request.",
+            // Not parsed here (the arguments pass through to the emulator's own parser); listed so
+            // that shell completion offers them.
+            options: EmulatorOptions.optionSpecs,
             examples: [
                 "datasync emulator --port 8090",
                 "export DATASYNC_ORIGIN=http://127.0.0.1:8090 DATASYNC_SUBSCRIBE_KEY=demo DATASYNC_PUBLISH_KEY=demo",
@@ -47,22 +51,22 @@ enum EmulatorCommand {
         let console = invocation.console
         let options: EmulatorOptions
         let configuration: EmulatorConfiguration
-        do throws(EmulatorOptionsError) {
-            guard case .run(let parsed) = try EmulatorOptions.parse(invocation.arguments.passthrough) else {
-                console.out(EmulatorOptions.usage(program: program))
-                console.out("")
-                console.out("The emulator's flags are shared with datasync-emulator (Documentation/Emulator.md).")
-                return ExitStatus.ok
+        // The same table and parser as datasync-emulator; this command passes its arguments
+        // through so that the emulator's help is shown for `datasync emulator --help`.
+        let parser = ArgumentParser<Never>(root: EmulatorOptions.command(program: program))
+        switch try parser.parse(invocation.arguments.passthrough) {
+        case .help, .version:
+            console.out(parser.help([parser.root]))
+            return ExitStatus.ok
+        case .run(_, let parsed):
+            do throws(EmulatorOptionsError) {
+                options = try EmulatorOptions(parsed: parsed)
+                configuration = try options.configuration()
+            } catch  where error.code == .unreadableFile || error.code == .invalidFile {
+                throw error
+            } catch {
+                throw UsageError(error.message, kind: .invalidValue, option: error.option, command: program)
             }
-            options = parsed
-            configuration = try options.configuration()
-        } catch {
-            let suggestion =
-                error.code == .unknownOption
-                ? EditDistance.suggestion(for: error.option, among: EmulatorOptions.optionNames) : nil
-            throw UsageError(
-                error.message, suggestion: suggestion, command: program,
-                usage: error.showsUsage ? EmulatorOptions.usage(program: program) : nil)
         }
 
         let emulator = try makeEmulator(configuration)
