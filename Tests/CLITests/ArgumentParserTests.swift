@@ -243,7 +243,7 @@ struct EmulatorOptionsTests {
         let configuration = try withoutFiles.configuration()
         #expect(configuration.serverLimits.maximumConnections == 64)
         #expect(configuration.admin.secret == "s3cr3t")
-        #expect(EmulatorOptions.optionNames.count == 20)
+        #expect(EmulatorOptions.optionNames.count == 21)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")

@@ -26,8 +26,9 @@ import JSONCore
 public struct EmulatorOptions: Sendable, Hashable {
     /// `--host`: the address to listen on (default `127.0.0.1`).
     public var host = "127.0.0.1"
-    /// `--port`: the port to listen on; 0 (the default) lets the system choose.
-    public var port: UInt16 = 0
+    /// `--port`: the port to listen on; ``defaultPort`` (8090) unless given, 0 lets the system
+    /// choose a free one.
+    public var port: UInt16 = EmulatorOptions.defaultPort
     /// `--classes`: a class-document file every keyset starts with.
     public var classesFile: String?
     /// `--seed`: a seed-document file of objects to create at start.
@@ -68,7 +69,12 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// emulator listens on loopback (``EmulatorConfiguration/allowedHosts``).
     public var allowedHosts: [String] = []
 
-    /// Options with every default: `127.0.0.1`, an ephemeral port, the demo keyset, access
+    /// The port a standalone emulator listens on when `--port` is not given: 8090, the port the
+    /// documentation's examples use, so `DATASYNC_ORIGIN=http://127.0.0.1:8090` works without
+    /// reading the banner. Tests and scripts that run several pass `--port 0`.
+    public static let defaultPort: UInt16 = 8090
+
+    /// Options with every default: `127.0.0.1`, port ``defaultPort``, the demo keyset, access
     /// control off.
     public init() {}
 
@@ -88,7 +94,7 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// parsing, help, suggestions and shell completion of both executables.
     package static let optionSpecs: [OptionSpec] = [
         .value("--host", "ADDRESS", help: "the address to listen on (default 127.0.0.1)"),
-        .value("--port", "N", help: "the port to listen on; 0 lets the system choose (default 0)"),
+        .value("--port", "N", help: "the port to listen on; 0 lets the system choose a free one (default 8090)"),
         .value("--classes", "FILE", help: "a class document every keyset starts with"),
         .value("--seed", "FILE", help: "a seed document of objects to create at start"),
         .value("--state-file", "FILE", help: "keep the state in FILE across restarts"),
@@ -106,6 +112,9 @@ public struct EmulatorOptions: Sendable, Hashable {
         .value("--admin-secret", "S", help: "the bearer secret the admin routes and the console require"),
         .flag("--no-request-lines", help: "print no line per answered request"),
         .repeated("--allowed-host", "NAME", help: "a host name answered besides loopback ones (repeatable)"),
+        .value(
+            "--config", "FILE",
+            help: "read these flags from a JSON file first (default ./datasync.json when present); flags override it"),
     ]
 
     /// The command the shared parser reads: the options of ``optionSpecs`` and no arguments.
@@ -138,7 +147,7 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
             \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
-            \(indent)[--no-request-lines] [--allowed-host NAME]...
+            \(indent)[--no-request-lines] [--allowed-host NAME]... [--config FILE]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -153,9 +162,11 @@ public struct EmulatorOptions: Sendable, Hashable {
     ///   value out of range.
     public static func parse(_ arguments: [String]) throws(EmulatorOptionsError) -> Parsed {
         let parser = ArgumentParser<Never>(root: command(program: "datasync-emulator"))
+        // Only a config file named with --config: a library call reads nothing it was not given.
+        let expanded = try EmulatorConfigFile.expand(arguments, currentDirectory: nil).arguments
         let outcome: ParseOutcome<Never>
         do throws(UsageError) {
-            outcome = try parser.parse(arguments)
+            outcome = try parser.parse(expanded)
         } catch {
             throw EmulatorOptionsError(error)
         }

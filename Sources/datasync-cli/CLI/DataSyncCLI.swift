@@ -63,7 +63,8 @@ enum DataSyncCLI {
         var subcommands = ObjectKind.allCases.map(ObjectCommands.command)
         subcommands += MessagingCommands.commands
         subcommands += [
-            WatchCommand.command, EmulatorCommand.command, FaultsCommand.command, helpCommand, versionCommand,
+            WatchCommand.command, EmulatorCommand.command, InitCommand.command, FaultsCommand.command, helpCommand,
+            versionCommand,
             completionsCommand,
         ]
         return Command(

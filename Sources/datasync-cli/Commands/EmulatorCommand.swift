@@ -54,7 +54,20 @@ enum EmulatorCommand {
         // The same table and parser as datasync-emulator; this command passes its arguments
         // through so that the emulator's help is shown for `datasync emulator --help`.
         let parser = ArgumentParser<Never>(root: EmulatorOptions.command(program: program))
-        switch try parser.parse(invocation.arguments.passthrough) {
+        let given = invocation.arguments.passthrough
+        // The config file's flags (--config FILE, or ./datasync.json) come first, so flags override them.
+        var expanded: (arguments: [String], file: String?) = (given, nil)
+        if !given.contains(where: { ["--help", "-h"].contains($0) }) {
+            do throws(EmulatorOptionsError) {
+                expanded = try EmulatorConfigFile.expand(
+                    given, currentDirectory: FileManager.default.currentDirectoryPath)
+            } catch  where error.code == .unreadableFile || error.code == .invalidFile {
+                throw error
+            } catch {
+                throw UsageError(error.message, kind: .invalidValue, option: error.option, command: program)
+            }
+        }
+        switch try parser.parse(expanded.arguments) {
         case .help, .version:
             console.out(parser.help([parser.root]))
             return ExitStatus.ok
@@ -86,36 +99,20 @@ enum EmulatorCommand {
         // `--no-request-lines` prints no line per request (the in-memory request log still has them).
         let requestLines: (@Sendable (String) -> Void)? =
             options.quietRequests ? nil : { @Sendable line in console.out(line) }
-        let url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
+        let url: URL
+        do {
+            url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
+        } catch {
+            throw EmulatorStartFailure(description: "\(error)\(options.portHint)")
+        }
         let origin = url.absoluteString
         for warning in options.securityWarnings { console.err(warning) }
-        console.out("DataSync emulator listening on \(origin)")
-        // Scripts read these three lines, as datasync-emulator prints them.
-        console.out("origin: \(origin)")
-        console.out("publish key: \(options.publishKey)")
-        console.out("subscribe key: \(options.subscribeKey)")
-        console.out(options.secretKeyLine)
-        console.out("access control: \(options.mainKeysetProtected ? "on" : "off")")
-        for extra in options.extraKeysets {
-            console.out(
-                "also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey), access control "
-                    + (options.accessControl ? "on" : "off"))
-        }
-        console.out(
-            "DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
-        if options.mainKeysetProtected {
-            console.out(
-                "Credentials: protected keysets need a token (POST /v3/pam/{sub}/grant) or a request signature.")
-        } else {
-            console.out(
-                "Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on)."
-            )
-        }
+        // The same banner as datasync-emulator's, console URL included.
+        for line in options.bannerLines(url: url, emulator: emulator, configFile: expanded.file) { console.out(line) }
         console.out("Point the CLI at it from another shell:")
         console.out(
             "  export DATASYNC_ORIGIN=\(origin) DATASYNC_SUBSCRIBE_KEY=\(options.subscribeKey) "
                 + "DATASYNC_PUBLISH_KEY=\(options.publishKey)")
-        if let stateFile = options.stateFile { console.out("State file: \(stateFile)") }
         console.out("Press Ctrl-C to stop.")
 
         for await number in signals {
@@ -126,4 +123,9 @@ enum EmulatorCommand {
         console.out("stopped")
         return ExitStatus.ok
     }
+}
+
+/// The emulator could not listen (the port is taken, the address is not this machine's).
+struct EmulatorStartFailure: Error, CustomStringConvertible {
+    var description: String
 }
