@@ -63,7 +63,8 @@ enum DataSyncCLI {
         var subcommands = ObjectKind.allCases.map(ObjectCommands.command)
         subcommands += MessagingCommands.commands
         subcommands += [
-            WatchCommand.command, EmulatorCommand.command, InitCommand.command, FaultsCommand.command, helpCommand,
+            WatchCommand.command, EmulatorCommand.command, InitCommand.command, AdminCommand.command,
+            FaultsCommand.command, helpCommand,
             versionCommand,
             completionsCommand,
         ]
