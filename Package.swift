@@ -126,7 +126,9 @@ let package = Package(
             name: "datasync-cli",
             dependencies: [
                 "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
-                "BuildInfo",
+                "BuildInfo", "Auth",
+                // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
+                "DataSyncTestSupport",
             ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
