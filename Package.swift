@@ -54,6 +54,11 @@ let package = Package(
         // What every module shares: PubNubError, the one lock wrapper (`Locked`), Timetoken. Not a
         // product: users reach its public types through the modules that re-export them.
         .target(name: "PubNubBase"),
+        // The package's version, written once: `pnsdk` and every executable's `--version`.
+        .target(name: "BuildInfo"),
+        // The one argument parser of every executable (help, version, exit statuses, did-you-mean);
+        // package-only, not a product.
+        .target(name: "ArgumentParsing", dependencies: ["BuildInfo"]),
         .target(name: "JSONPatch", dependencies: ["JSONCore"]),
         .target(name: "FilterExpression", dependencies: ["JSONCore"]),
         .target(name: "Transport", dependencies: ["PubNubBase", "CCurl"]),
@@ -61,7 +66,9 @@ let package = Package(
         .target(name: "EmulatorHTTP", dependencies: ["PubNubBase", "JSONCore", "CZlib", "CEpoll"]),
         .target(
             name: "DataSyncEmulator",
-            dependencies: ["EmulatorHTTP", "PubNubBase", "JSONCore", "JSONPatch", "FilterExpression"],
+            dependencies: [
+                "EmulatorHTTP", "PubNubBase", "JSONCore", "JSONPatch", "FilterExpression", "ArgumentParsing",
+            ],
             // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
             // resource bundle at run time.
             resources: [
@@ -73,7 +80,9 @@ let package = Package(
             dependencies: ["PubNubBase", "JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["PubNubBase", "JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
-        .target(name: "PubNubCore", dependencies: ["PubNubBase", "JSONCore", "Transport", "Auth", "PubNubCrypto"]),
+        .target(
+            name: "PubNubCore",
+            dependencies: ["PubNubBase", "JSONCore", "Transport", "Auth", "PubNubCrypto", "BuildInfo"]),
         // Features: siblings over PubNubCore that never import each other.
         .target(
             name: "DataSync",
@@ -109,8 +118,12 @@ let package = Package(
         // DataSyncTestSupport and Transport only for its server role (ServerRole.swift), which mints tokens.
         .executableTarget(
             name: "datasync-quickstart",
-            dependencies: ["DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport"]),
-        .executableTarget(name: "datasync-emulator", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+            dependencies: [
+                "DataSync", "Realtime", "DataSyncEmulator", "DataSyncTestSupport", "Transport", "ArgumentParsing",
+            ]),
+        .executableTarget(
+            name: "datasync-emulator",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "ArgumentParsing"]),
         .executableTarget(
             name: "datasync-bench",
             dependencies: [
@@ -118,16 +131,21 @@ let package = Package(
                 "DataSyncTestSupport", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "Realtime", "Messaging", "DataSyncLive",
                 // The bare libcurl baseline of the transport group calls the shim directly.
-                "CCurl",
+                "CCurl", "ArgumentParsing",
             ]
         ),
         // The `datasync` CLI: the SDK through its public API only, plus the emulator library.
         .executableTarget(
             name: "datasync-cli",
-            dependencies: ["DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport"]),
+            dependencies: [
+                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
+                "BuildInfo", "Auth",
+                // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
+                "DataSyncTestSupport",
+            ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
-        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore"]),
+        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore", "ArgumentParsing"]),
         .plugin(
             name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
             path: "Plugins/DataSyncCodegenPlugin"),
@@ -140,7 +158,7 @@ let package = Package(
             dependencies: ["datasync-codegen"], path: "Plugins/DataSyncCodegenCommand"),
 
         // Fuzz harnesses (Documentation/Fuzzing.md)
-        .target(name: "FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["ArgumentParsing"]),
         .executableTarget(name: "fuzz-json", dependencies: ["JSONCore", "FuzzSupport"]),
         .executableTarget(name: "fuzz-jsonpatch", dependencies: ["JSONCore", "JSONPatch", "FuzzSupport"]),
         .executableTarget(name: "fuzz-filter", dependencies: ["FilterExpression", "JSONCore", "FuzzSupport"]),
@@ -274,7 +292,10 @@ let package = Package(
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(
             name: "CLITests",
-            dependencies: ["datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport"]),
+            dependencies: [
+                "datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport", "ArgumentParsing",
+                "BuildInfo", "Transport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// Runs a fuzz harness's body either under libFuzzer or as a replay tool.
@@ -23,43 +24,51 @@ public enum FuzzDriver {
                     return 0
                 })
         #else
-            let arguments = CommandLine.arguments.dropFirst()
-            if arguments.contains("-h") || arguments.contains("--help") || arguments.contains("-help=1") {
-                let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "fuzz-harness"
-                print(
-                    """
-                    usage: \(name) FILE|FOLDER...
-
-                    Replays each input file (a folder stands for the files in it) through the harness once
-                    and reports whether an invariant broke (the process aborts if one does).
-                      FILE|FOLDER   a crash input or a corpus folder to replay
-                      -h, --help    print this help and exit
-
-                    To fuzz instead of replay, build with libFuzzer: Scripts/fuzz.sh <area> <seconds>
-                    """)
-                exit(0)
+            let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "fuzz-harness"
+            let command = Command<Never>(
+                name: name, summary: "replays inputs through this fuzz harness",
+                discussion: """
+                    Replays each input file (a folder stands for the files in it) through the harness once \
+                    and reports whether an invariant broke (the process aborts if one does). To fuzz instead \
+                    of replay, build with libFuzzer: Scripts/fuzz.sh <area> <seconds>.
+                    """,
+                positionals: [
+                    PositionalSpec(name: "FILE|FOLDER", help: "a crash input or a corpus folder", variadic: true)
+                ])
+            // libFuzzer's spelling of help, for muscle memory.
+            let given = CommandLine.arguments.dropFirst().map { $0 == "-help=1" ? "--help" : $0 }
+            let parsed: ParsedArguments
+            switch ArgumentParser.tool(command).resolve(given, program: name) {
+            case .run(_, let arguments): parsed = arguments
+            case .exit(let status): exit(status)
             }
+            let (files, missing) = corpusFiles(parsed.positionals[...])
+            for path in missing { StandardStreams.err("\(name): no such file: \(path)") }
             var replayed = 0
-            for file in corpusFiles(arguments) {
+            var unreadable = 0
+            for file in files {
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    print("cannot read \(file)")
+                    StandardStreams.err("\(name): cannot read \(file)")
+                    unreadable += 1
                     continue
                 }
                 body(Array(data))
                 replayed += 1
             }
-            print("replayed \(replayed) input(s) with no invariant broken")
-            exit(0)
+            StandardStreams.out("replayed \(replayed) input(s) with no invariant broken")
+            exit(missing.isEmpty && unreadable == 0 ? ExitStatus.ok : ExitStatus.failure)
         #endif
     }
 
     /// Expands the arguments into files: a folder stands for the files in it, in name order.
-    static func corpusFiles(_ arguments: ArraySlice<String>) -> [String] {
+    /// Arguments naming nothing come back as `missing`.
+    static func corpusFiles(_ arguments: ArraySlice<String>) -> (files: [String], missing: [String]) {
         var files: [String] = []
+        var missing: [String] = []
         for argument in arguments {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
-                print("no such file: \(argument)")
+                missing.append(argument)
                 continue
             }
             if isDirectory.boolValue {
@@ -69,7 +78,7 @@ public enum FuzzDriver {
                 files.append(argument)
             }
         }
-        return files
+        return (files, missing)
     }
 }
 

@@ -1,4 +1,5 @@
 import Auth
+import BuildInfo
 public import PubNubBase
 import Transport
 
@@ -22,7 +23,7 @@ public final class PubNub: Sendable {
     /// The SDK's name as sent in `pnsdk`.
     public static let sdkName = "PubNub-Swift-DataSync"
     /// The SDK's version as sent in `pnsdk`.
-    public static let sdkVersion = "0.1.0"
+    public static let sdkVersion = PackageVersion.current
     /// The `pnsdk` query value every request carries: `PubNub-Swift-DataSync/0.1.0`.
     public static var pnsdk: String { sdkName + "/" + sdkVersion }
 

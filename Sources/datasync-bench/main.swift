@@ -1,6 +1,7 @@
 // datasync-bench: speed and memory scenarios, each measured side by side with a baseline in the
 // same run. Build in release: `swift run -c release datasync-bench [group ...]`.
 
+import ArgumentParsing
 import Foundation
 
 let groups: [BenchGroup] = [
@@ -57,34 +58,38 @@ let groups: [BenchGroup] = [
         summary: "events applied to a 10,000-membership live view, its first read, end to end, memory per object"),
 ]
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(
-        """
-        usage: swift run -c release datasync-bench [group ...]
+let width = groups.map(\.name.count).max() ?? 0
+let root = Command<Never>(
+    name: "datasync-bench", summary: "speed and memory scenarios, each beside a baseline measured in the same run",
+    discussion: """
+        Runs every group, or only the named ones, and prints one table of rows: each row is our \
+        figure, its baseline measured in the same run, and the ratio. Build in release \
+        (swift run -c release datasync-bench); figures from a debug build mean nothing. \
+        Documentation/Benchmarks.md describes every row.
 
-        Runs every group, or only the named ones, and prints one table of rows: each row is our
-        figure, its baseline measured in the same run, and the ratio. Build in release; figures
-        from a debug build mean nothing. Documentation/Benchmarks.md describes every row.
-
-        groups:
-        """)
-    let width = groups.map(\.name.count).max() ?? 0
-    for group in groups {
-        print("  " + group.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + group.summary)
+        groups: \(groups.map(\.name).joined(separator: ", "))
+        """,
+    positionals: [
+        PositionalSpec(name: "GROUP", help: "a group to run (default: all)", required: false, variadic: true)
+    ],
+    examples: groups.map {
+        "datasync-bench " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  # " + $0.summary
+    })
+let parsed: ParsedArguments
+switch ArgumentParser.tool(root).resolve(Array(CommandLine.arguments.dropFirst()), program: root.name) {
+case .run(_, let arguments): parsed = arguments
+case .exit(let status): exit(status)
+}
+for name in parsed.positionals where !groups.contains(where: { $0.name == name }) {
+    var message = "datasync-bench: unknown group '\(name)'"
+    if let suggestion = EditDistance.suggestion(for: name, among: groups.map(\.name)) {
+        message += "\ndid you mean '\(suggestion)'?"
     }
-    exit(0)
+    StandardStreams.err(
+        message + "\ngroups: " + groups.map(\.name).joined(separator: ", ") + "\nsee 'datasync-bench --help'")
+    exit(ExitStatus.usage)
 }
-let unknown = arguments.filter { name in !groups.contains { $0.name == name } }
-if !unknown.isEmpty {
-    let names = groups.map(\.name).joined(separator: ", ")
-    FileHandle.standardError.write(
-        Data(
-            "datasync-bench: unknown group \(unknown.joined(separator: ", ")); groups are \(names) (see --help)\n".utf8)
-    )
-    exit(2)
-}
-let selected = Set(arguments)
+let selected = Set(parsed.positionals)
 var rows: [BenchRow] = []
 for group in groups where selected.isEmpty || selected.contains(group.name) {
     print("running \(group.name)…")

@@ -1,31 +1,39 @@
 // datasync-codegen: Swift types from DataSync class definitions. See Plugins/README.md.
+import ArgumentParsing
 import Foundation
 
-let usage = """
-    usage: datasync-codegen generate [--access internal|public] --input FILE --output FILE [--input FILE --output FILE]...
-           datasync-codegen check [--source] [--access internal|public] FILE...
-
-    generate  writes one Swift file per definition file (only when its content changes); any
-              error is printed as FILE:LINE:COLUMN: error: POINTER: MESSAGE and the exit status is 1
-    check     validates the files and prints what would be generated (--source: the Swift source)
-
-    A definition file is the class document of `datasync-emulator --classes`
-    ({"entityClasses":[…],"relationshipClasses":[…]}) or a class endpoint body ({"data":…}).
-    """
-
-func standardError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
-
-func fail(_ message: String, status: Int32 = 2) -> Never {
-    standardError("datasync-codegen: \(message)")
-    exit(status)
-}
-
-func read(_ path: String) -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)", status: 1) }
-    return [UInt8](data)
-}
+/// The commands, read by the package's shared argument parser.
+let root = Command<Never>(
+    name: "datasync-codegen", summary: "Swift types from DataSync class definitions",
+    discussion: """
+        A definition file is the class document of `datasync-emulator --classes` \
+        ({"entityClasses":[…],"relationshipClasses":[…]}) or a class endpoint body ({"data":…}).
+        """,
+    subcommands: [
+        Command(
+            name: "generate",
+            summary: "writes one Swift file per definition file (only when its content changes)",
+            discussion:
+                "Any error is printed as FILE:LINE:COLUMN: error: POINTER: MESSAGE and the exit status is 1.",
+            options: [
+                .value(
+                    "--access", "LEVEL", help: "the access level of the generated types",
+                    choices: ["internal", "public"]),
+                .repeated("--input", "FILE", help: "a definition file (repeatable, one per --output)"),
+                .repeated("--output", "FILE", help: "the Swift file to write for the --input in the same place"),
+            ],
+            examples: ["datasync-codegen generate --input Catalog.datasync.json --output Catalog.swift"]),
+        Command(
+            name: "check", summary: "validates the files and prints what would be generated",
+            options: [
+                .flag("--source", help: "print the Swift source instead of a summary"),
+                .value(
+                    "--access", "LEVEL", help: "the access level of the generated types",
+                    choices: ["internal", "public"]),
+            ],
+            positionals: [PositionalSpec(name: "FILE", help: "a definition file", variadic: true)],
+            examples: ["datasync-codegen check Catalog.datasync.json"]),
+    ])
 
 struct Arguments {
     var command = ""
@@ -36,41 +44,34 @@ struct Arguments {
 }
 
 func parseArguments(_ list: [String]) -> Arguments {
+    let parsed: ParsedArguments
+    switch ArgumentParser.tool(root).resolve(list, program: root.name) {
+    case .run(_, let arguments): parsed = arguments
+    case .exit(let status): exit(status)
+    }
     var arguments = Arguments()
-    guard let command = list.first else { fail("no command\n\(usage)") }
-    if command == "--help" || command == "-h" || command == "help" {
-        print(usage)
-        exit(0)
-    }
-    arguments.command = command
-    var index = 1
-    func value(_ name: String) -> String {
-        index += 1
-        guard index < list.count else { fail("\(name) needs a value\n\(usage)") }
-        return list[index]
-    }
-    while index < list.count {
-        let argument = list[index]
-        switch argument {
-        case "--help", "-h":
-            print(usage)
-            exit(0)
-        case "--access":
-            switch value(argument) {
-            case "public": arguments.isPublic = true
-            case "internal": arguments.isPublic = false
-            case let other: fail("--access takes internal or public, not \(other)")
-            }
-        case "--source": arguments.printSource = true
-        case "--input": arguments.inputs.append(value(argument))
-        case "--output": arguments.outputs.append(value(argument))
-        default:
-            if argument.hasPrefix("-") { fail("unknown option \(argument)\n\(usage)") }
-            arguments.inputs.append(argument)
-        }
-        index += 1
-    }
+    arguments.command = parsed.commandPath.last ?? ""
+    arguments.isPublic = parsed.value("--access") == "public"
+    arguments.printSource = parsed.flag("--source")
+    arguments.inputs = parsed.values("--input") + parsed.positionals
+    arguments.outputs = parsed.values("--output")
     return arguments
+}
+
+func standardError(_ text: String) {
+    StandardStreams.err(text)
+}
+
+func fail(_ message: String, status: Int32 = ExitStatus.usage) -> Never {
+    standardError("datasync-codegen: \(message)")
+    exit(status)
+}
+
+func read(_ path: String) -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        fail("cannot read \(path)", status: ExitStatus.failure)
+    }
+    return [UInt8](data)
 }
 
 let arguments = parseArguments(Array(CommandLine.arguments.dropFirst()))
@@ -86,7 +87,7 @@ for result in results {
 switch arguments.command {
 case "generate":
     guard arguments.inputs.count == arguments.outputs.count, !arguments.inputs.isEmpty else {
-        fail("generate needs one --output per --input\n\(usage)")
+        fail("generate needs one --output per --input\nsee 'datasync-codegen generate --help'")
     }
     if failed { exit(1) }
     for (result, output) in zip(results, arguments.outputs) {
@@ -101,7 +102,6 @@ case "generate":
         }
     }
 case "check":
-    guard !arguments.inputs.isEmpty else { fail("check needs at least one file\n\(usage)") }
     for result in results {
         guard case .success(let models) = result.models else { continue }
         print("\(result.path): ok, \(models.count) class\(models.count == 1 ? "" : "es")")
@@ -113,5 +113,6 @@ case "check":
     }
     if failed { exit(1) }
 default:
-    fail("unknown command \(arguments.command)\n\(usage)")
+    // The parser accepts only the commands above.
+    fail("unknown command \(arguments.command)")
 }

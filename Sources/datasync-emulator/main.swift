@@ -1,4 +1,5 @@
 // datasync-emulator: serves the DataSync REST API locally. See Documentation/Emulator.md.
+import ArgumentParsing
 import DataSyncEmulator
 import Dispatch
 import EmulatorHTTP
@@ -10,8 +11,9 @@ import Foundation
     import Darwin
 #endif
 
-// The flags are parsed by `EmulatorOptions` (DataSyncEmulator), shared with `datasync emulator`.
-let usage = EmulatorOptions.usage(program: "datasync-emulator")
+// The flags are the table of `EmulatorOptions` (DataSyncEmulator), shared with `datasync emulator`,
+// read by the package's one argument parser.
+let program = "datasync-emulator"
 
 // A reader that closes its end of our output (`datasync-emulator | head -1`) must not kill us:
 // writes to a closed pipe or socket fail with EPIPE instead of raising SIGPIPE.
@@ -52,7 +54,7 @@ struct BareFileHandler: ServerHandler {
 let bareArguments = Array(CommandLine.arguments.dropFirst())
 if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
     guard let port = UInt16(bareArguments[1]), let data = FileManager.default.contents(atPath: bareArguments[2]) else {
-        fail("usage: datasync-emulator --bare-http-server PORT FILE")
+        fail("usage: datasync-emulator --bare-http-server PORT FILE", status: 2)
     }
     let server = HTTPServer(
         configuration: HTTPServer.Configuration(host: "127.0.0.1", port: port),
@@ -71,19 +73,34 @@ if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
     exit(0)
 }
 
+let parser = ArgumentParser<Never>.tool(EmulatorOptions.command(program: program))
+// The config file's flags (--config FILE, or ./datasync.json) come first, so any flag overrides them.
+let givenArguments = Array(CommandLine.arguments.dropFirst())
+let expanded: (arguments: [String], file: String?)
+do throws(EmulatorOptionsError) {
+    // --help and --version answer even when the config file is broken.
+    let asksOnly = givenArguments.contains { ["--help", "-h", "--version"].contains($0) }
+    expanded =
+        asksOnly
+        ? (givenArguments, nil)
+        : try EmulatorConfigFile.expand(givenArguments, currentDirectory: FileManager.default.currentDirectoryPath)
+} catch {
+    let isUsage = error.code != .unreadableFile && error.code != .invalidFile
+    fail(isUsage ? "\(error.message)\nsee '\(program) --help'" : error.message, status: isUsage ? 2 : 1)
+}
+let parsedArguments: ParsedArguments
+switch parser.resolve(expanded.arguments, program: program) {
+case .run(_, let parsed): parsedArguments = parsed
+case .exit(let status): exit(status)
+}
 let options: EmulatorOptions
 let configuration: EmulatorConfiguration
 do throws(EmulatorOptionsError) {
-    guard case .run(let parsed) = try EmulatorOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
-        log(usage)
-        output.flush(timeout: .seconds(2))
-        exit(0)
-    }
-    options = parsed
+    options = try EmulatorOptions(parsed: parsedArguments)
     configuration = try options.configuration()
 } catch {
     let isUsage = error.code != .unreadableFile && error.code != .invalidFile
-    fail(error.showsUsage ? "\(error.message)\n\(usage)" : error.message, status: isUsage ? 2 : 1)
+    fail(isUsage ? "\(error.message)\nsee '\(program) --help'" : error.message, status: isUsage ? 2 : 1)
 }
 let emulator: Emulator
 do {
@@ -116,42 +133,11 @@ do {
     url = try await emulator.start(
         host: options.host, port: options.port, requestLog: options.quietRequests ? nil : log)
 } catch {
-    fail("\(error)")
+    fail("\(error)\(options.portHint)")
 }
 // Before the banner, and on standard error, where they are not lost among request lines.
 for warning in options.securityWarnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
-log("DataSync emulator listening on \(url.absoluteString)")
-// Scripts read these three lines (`origin: `, `publish key: `, `subscribe key: `); keep their form.
-log("origin: \(url.absoluteString)")
-log("publish key: \(options.publishKey)")
-log("subscribe key: \(options.subscribeKey)")
-log(options.secretKeyLine)
-let mainProtected = options.secretKeyGiven || options.accessControl
-log("access control: \(mainProtected ? "on" : "off")")
-for extra in options.extraKeysets {
-    log(
-        "also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey), access control "
-            + (options.accessControl ? "on" : "off"))
-}
-log("DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
-if mainProtected || options.accessControl {
-    log("Credentials: protected keysets need a token (POST /v3/pam/{sub}/grant) or a request signature.")
-} else {
-    log("Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on).")
-}
-if let stateFile = options.stateFile { log("State file: \(stateFile)") }
-if let summary = emulator.seedSummary { log(summary.description) }
-let console = url.absoluteString + Emulator.adminPathPrefix + "/console/"
-if emulator.adminSecretRequired {
-    log("console: \(console)#secret=\(emulator.adminSecret)")
-    log("admin secret: \(emulator.adminSecret) (admin calls send Authorization: Bearer <secret>)")
-} else {
-    log("console: \(console)")
-}
-log(
-    mainProtected
-        ? "try: curl -s \(url.absoluteString)/time/0"
-        : "try: curl -s '\(url.absoluteString)/v1/datasync/subkeys/\(options.subscribeKey)/users?limit=5'")
+for line in options.bannerLines(url: url, emulator: emulator, configFile: expanded.file) { log(line) }
 log("Press Ctrl-C to stop.")
 
 for await number in signals {

@@ -8,6 +8,7 @@
 //
 //   swift run datasync-quickstart
 //   swift run datasync-quickstart --origin ps.pndsn.com --subscribe-key sub-c-… --token …
+import ArgumentParsing
 import DataSync
 import DataSyncEmulator
 import Foundation
@@ -25,53 +26,54 @@ struct Options {
     var subscribeKey = "demo"
     var token: String?
     var insecure = false
-    var showHelp = false
 
-    static func parse(_ arguments: [String]) -> Result<Options, QuickstartFailure> {
-        var options = Options()
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--origin":
-                options.origin = iterator.next()
-            case "--subscribe-key":
-                guard let key = iterator.next() else {
-                    return .failure(QuickstartFailure("--subscribe-key needs a value"))
-                }
-                options.subscribeKey = key
-            case "--token":
-                options.token = iterator.next()
-            case "--insecure-http":
-                options.insecure = true
-            case "-h", "--help":
-                options.showHelp = true
-            default:
-                return .failure(QuickstartFailure("unknown argument \(argument)\n\(Options.usage)"))
-            }
+    /// The quickstart's flags, read by the package's shared argument parser.
+    static let command = Command<Never>(
+        name: "datasync-quickstart", summary: "a guided tour of the DataSync API over real HTTP",
+        discussion: """
+            Runs a guided DataSync story (users, channels, memberships, filtered lists, patches, eTags) \
+            over real HTTP, while a second client watches Alice's changes arrive as real-time events. \
+            Without --origin it starts an emulator in this process on 127.0.0.1 with access control on: \
+            a server role mints each client's token, Alice's client is refused a write outside her \
+            grant (403), and a token that expires mid-run is refreshed by the token provider.
+            """,
+        options: [
+            .value("--origin", "HOST[:PORT]", help: "run against this service instead of the in-process emulator"),
+            .value("--subscribe-key", "KEY", help: "the subscribe key to use (default: demo)"),
+            .value("--token", "TOKEN", help: "the Access Manager token to send (never printed)"),
+            .flag("--insecure-http", help: "plain HTTP to --origin, e.g. a standalone datasync-emulator"),
+        ],
+        examples: [
+            "swift run datasync-emulator --port 8090 &",
+            "swift run datasync-quickstart --origin 127.0.0.1:8090 --insecure-http",
+        ])
+
+    /// The options, or the exit status when help or the version was printed or the arguments
+    /// were refused.
+    static func parse(_ arguments: [String]) -> Result<Options, ExitCode> {
+        let parsed: ParsedArguments
+        switch ArgumentParser.tool(command).resolve(arguments, program: command.name) {
+        case .run(_, let arguments): parsed = arguments
+        case .exit(let status): return .failure(ExitCode(status: status))
         }
-        if let origin = options.origin, origin.isEmpty { return .failure(QuickstartFailure("--origin needs a value")) }
+        var options = Options()
+        if let origin = parsed.value("--origin") {
+            guard !origin.isEmpty else {
+                StandardStreams.err("datasync-quickstart: --origin needs a host\nsee 'datasync-quickstart --help'")
+                return .failure(ExitCode(status: ExitStatus.usage))
+            }
+            options.origin = origin
+        }
+        if let key = parsed.value("--subscribe-key") { options.subscribeKey = key }
+        options.token = parsed.value("--token")
+        options.insecure = parsed.flag("--insecure-http")
         return .success(options)
     }
+}
 
-    static let usage = """
-        usage: datasync-quickstart [--origin HOST[:PORT] --subscribe-key KEY [--token TOKEN] [--insecure-http]]
-
-        Runs a guided DataSync story (users, channels, memberships, filtered lists, patches, eTags)
-        over real HTTP, while a second client watches Alice's changes arrive as real-time events.
-        Without --origin it starts an emulator in this process on 127.0.0.1 with access control on:
-        a server role mints each client's token, Alice's client is refused a write outside her
-        grant (403), and a token that expires mid-run is refreshed by the token provider.
-
-          --origin HOST[:PORT]   run against this service instead of the in-process emulator
-          --subscribe-key KEY    the subscribe key to use (default: demo)
-          --token TOKEN          the Access Manager token to send (never printed)
-          --insecure-http        plain HTTP to --origin, e.g. a standalone datasync-emulator
-          -h, --help             print this help and exit
-
-        Against a standalone emulator:
-          swift run datasync-emulator --port 8090 &
-          swift run datasync-quickstart --origin 127.0.0.1:8090 --insecure-http
-        """
+/// How the process ends without running the story.
+struct ExitCode: Error {
+    var status: Int32
 }
 
 struct QuickstartFailure: Error, CustomStringConvertible {
@@ -203,13 +205,7 @@ func main() async -> Int32 {
     let options: Options
     switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
     case .success(let parsed): options = parsed
-    case .failure(let failure):
-        print(failure)
-        return 2
-    }
-    if options.showHelp {
-        print(Options.usage)
-        return 0
+    case .failure(let exit): return exit.status
     }
 
     var emulator: Emulator?
@@ -238,7 +234,7 @@ func main() async -> Int32 {
             print("Started the DataSync emulator at \(url) with access control on for keyset \(keyset.subscribeKey):")
             print("every request needs a token; the secret key stays with the server role (ServerRole.swift).")
         } catch {
-            print("could not start the emulator: \(error)")
+            StandardStreams.err("datasync-quickstart: could not start the emulator: \(error)")
             return 1
         }
     }
@@ -299,7 +295,7 @@ func main() async -> Int32 {
               • tokens and Access Manager:    Documentation/Authentication.md
             """)
     } catch {
-        print("\n✘ Quickstart stopped: \(error)")
+        StandardStreams.err("\n✘ Quickstart stopped: \(error)")
         status = 1
     }
     await emulator?.stop()

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSyncEmulator
 import Testing
 
@@ -32,7 +33,8 @@ struct ArgumentParserTests {
                     ]),
                 Command(name: "raw", summary: "raw", passesArgumentsThrough: true, action: { 3 }),
             ]),
-        globalOptions: [.value("--origin", "HOST", help: "where"), .flag("--verbose", aliases: ["-v"], help: "talk")])
+        globalOptions: [.value("--origin", "HOST", help: "where"), .flag("--verbose", aliases: ["-v"], help: "talk")],
+        version: "tool 9.9.9")
 
     func run(_ arguments: [String]) throws -> ParsedArguments {
         guard case .run(_, let parsed) = try Self.parser.parse(arguments) else {
@@ -143,6 +145,32 @@ struct ArgumentParserTests {
         #expect(throws: UsageError.self) { try run(["items", "get", "a", "--limit", "0"]).int("--limit", in: 1...100) }
     }
 
+    @Test("--help after a word that names no command reports the unknown command, not a help")
+    func helpAfterUnknownCommand() {
+        let unknown = failure(["nosuch", "--help"])
+        #expect(unknown?.message == "unknown command 'nosuch' for 'tool'")
+        #expect(unknown?.kind == .unknownCommand)
+        #expect(failure(["items", "gte", "-h"])?.suggestion == "get")
+        #expect(failure(["--help", "itmes"])?.suggestion == "items")
+        // An option's value is not taken for a command name.
+        guard case .help(let path) = try? Self.parser.parse(["--origin", "nosuch", "items", "--help"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(path.map(\.name) == ["tool", "items"])
+    }
+
+    @Test("--version at the top level prints the version; below it, it is an unknown option")
+    func version() throws {
+        guard case .version = try Self.parser.parse(["--version"]) else {
+            Issue.record("expected the version")
+            return
+        }
+        #expect(failure(["items", "get", "a", "--version"])?.kind == .unknownOption)
+        let without = ArgumentParser<Action>(root: Self.parser.root)
+        #expect(throws: UsageError.self) { try without.parse(["--version"]) }
+    }
+
     @Test("help paths by name, for `help items get`")
     func pathsByName() throws {
         #expect(try Self.parser.path(named: ["i", "tag"]).map(\.name) == ["tool", "items", "tag"])
@@ -215,7 +243,7 @@ struct EmulatorOptionsTests {
         let configuration = try withoutFiles.configuration()
         #expect(configuration.serverLimits.maximumConnections == 64)
         #expect(configuration.admin.secret == "s3cr3t")
-        #expect(EmulatorOptions.optionNames.count == 20)
+        #expect(EmulatorOptions.optionNames.count == 21)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")
@@ -244,7 +272,11 @@ struct EmulatorOptionsTests {
         }
         #expect(
             error(["--bogus"])
-                == EmulatorOptionsError(code: .unknownOption, option: "--bogus", message: "unknown option --bogus"))
+                == EmulatorOptionsError(
+                    code: .unknownOption, option: "--bogus", message: "unknown option '--bogus' for 'datasync-emulator'"
+                ))
+        #expect(error(["--prot", "1"])?.message.hasSuffix("(did you mean '--port'?)") == true)
+        #expect(error(["8090"])?.code == .unknownOption)
         #expect(error(["--port"])?.code == .missingValue)
         #expect(error(["--port"])?.showsUsage == true)
         #expect(error(["--port", "70000"])?.message == "--port takes 0 to 65535")
@@ -252,7 +284,8 @@ struct EmulatorOptionsTests {
         #expect(error(["--keyset", "a:b"])?.message == "--keyset takes PUBLISH:SUBSCRIBE:SECRET")
         #expect(error(["--filter-fast-limit", "0"])?.option == "--filter-fast-limit")
         #expect(error(["--presence-announce-max", "-1"])?.message == "--presence-announce-max takes a number")
-        #expect(error(["--bogus", "--help"])?.code == .unknownOption)
+        // As everywhere in the package: --help wins over a mistake beside it.
+        #expect((try? EmulatorOptions.parse(["--bogus", "--help"])) == .help)
         #expect(throws: EmulatorOptionsError.self) {
             guard case .run(let options) = try EmulatorOptions.parse(["--classes", "/nonexistent/classes.json"]) else {
                 return

@@ -82,7 +82,7 @@ struct SeedSummaryTests {
         let seedFile = directory.appendingPathComponent("seed.json")
         try Data(try Self.seed.jsonBytes()).write(to: seedFile)
         let binary = try #require(Self.binary)
-        let process = try ChildProcess(executable: binary.path, arguments: ["--seed", seedFile.path])
+        let process = try ChildProcess(executable: binary.path, arguments: ["--port", "0", "--seed", seedFile.path])
         defer { process.send(SIGTERM) }
         let (banner, _) = try await process.waitFor("the banner") { out, _ in out.contains("Press Ctrl-C to stop.") }
         let lines = banner.components(separatedBy: "\n")

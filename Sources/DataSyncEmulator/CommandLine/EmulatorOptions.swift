@@ -1,3 +1,4 @@
+package import ArgumentParsing
 import Foundation
 import JSONCore
 
@@ -25,8 +26,9 @@ import JSONCore
 public struct EmulatorOptions: Sendable, Hashable {
     /// `--host`: the address to listen on (default `127.0.0.1`).
     public var host = "127.0.0.1"
-    /// `--port`: the port to listen on; 0 (the default) lets the system choose.
-    public var port: UInt16 = 0
+    /// `--port`: the port to listen on; ``defaultPort`` (8090) unless given, 0 lets the system
+    /// choose a free one.
+    public var port: UInt16 = EmulatorOptions.defaultPort
     /// `--classes`: a class-document file every keyset starts with.
     public var classesFile: String?
     /// `--seed`: a seed-document file of objects to create at start.
@@ -67,7 +69,12 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// emulator listens on loopback (``EmulatorConfiguration/allowedHosts``).
     public var allowedHosts: [String] = []
 
-    /// Options with every default: `127.0.0.1`, an ephemeral port, the demo keyset, access
+    /// The port a standalone emulator listens on when `--port` is not given: 8090, the port the
+    /// documentation's examples use, so `DATASYNC_ORIGIN=http://127.0.0.1:8090` works without
+    /// reading the banner. Tests and scripts that run several pass `--port 0`.
+    public static let defaultPort: UInt16 = 8090
+
+    /// Options with every default: `127.0.0.1`, port ``defaultPort``, the demo keyset, access
     /// control off.
     public init() {}
 
@@ -81,12 +88,46 @@ public struct EmulatorOptions: Sendable, Hashable {
 
     /// Every flag, in the order the usage lists them (`-h` aside), for suggestions and
     /// completion.
-    public static let optionNames = [
-        "--host", "--port", "--classes", "--seed", "--state-file", "--filter-fast-limit", "--publish-key",
-        "--subscribe-key", "--secret-key", "--keyset", "--access-control", "--catch-up-buffer",
-        "--presence-announce-max", "--presence-interval", "--max-connections", "--max-buffered-request-bytes",
-        "--admin-secret", "--no-request-lines", "--allowed-host", "--help",
+    public static let optionNames = optionSpecs.map(\.name) + ["--help"]
+
+    /// The flags as the package's shared argument parser reads them: the one table behind
+    /// parsing, help, suggestions and shell completion of both executables.
+    package static let optionSpecs: [OptionSpec] = [
+        .value("--host", "ADDRESS", help: "the address to listen on (default 127.0.0.1)"),
+        .value("--port", "N", help: "the port to listen on; 0 lets the system choose a free one (default 8090)"),
+        .value("--classes", "FILE", help: "a class document every keyset starts with"),
+        .value("--seed", "FILE", help: "a seed document of objects to create at start"),
+        .value("--state-file", "FILE", help: "keep the state in FILE across restarts"),
+        .value("--filter-fast-limit", "N", help: "the most conditions a filter_fast expression may hold (default 10)"),
+        .value("--publish-key", "K", help: "the main keyset's publish key (default demo)"),
+        .value("--subscribe-key", "K", help: "the main keyset's subscribe key (default demo)"),
+        .value("--secret-key", "K", help: "the main keyset's secret key; turns access control on for it"),
+        .repeated("--keyset", "PUB:SUB:SECRET", help: "one more pub/sub keyset (repeatable)"),
+        .flag("--access-control", help: "access control on for every keyset (default secret key demo-secret)"),
+        .value("--catch-up-buffer", "N", help: "events kept per keyset for catch-up"),
+        .value("--presence-announce-max", "N", help: "the occupancy above which a channel sends interval events"),
+        .value("--presence-interval", "SECONDS", help: "seconds between presence interval events"),
+        .value("--max-connections", "N", help: "the most connections the server holds at once"),
+        .value("--max-buffered-request-bytes", "N", help: "the most request bytes buffered across connections"),
+        .value("--admin-secret", "S", help: "the bearer secret the admin routes and the console require"),
+        .flag("--no-request-lines", help: "print no line per answered request"),
+        .repeated("--allowed-host", "NAME", help: "a host name answered besides loopback ones (repeatable)"),
+        .value(
+            "--config", "FILE",
+            help: "read these flags from a JSON file first (default ./datasync.json when present); flags override it"),
     ]
+
+    /// The command the shared parser reads: the options of ``optionSpecs`` and no arguments.
+    package static func command<Action: Sendable>(program: String, action: Action? = nil) -> Command<Action> {
+        Command(
+            name: program, summary: "the local DataSync and pub/sub emulator",
+            discussion:
+                "Access control is off unless --secret-key is given (it then covers the main keyset) or "
+                + "--access-control is passed (every keyset; the default secret key is demo-secret).",
+            options: optionSpecs,
+            examples: ["\(program) --port 8090", "\(program) --port 0 --access-control --seed seed.json"],
+            action: action)
+    }
 
     /// Whether access control is on for the main keyset: `--secret-key` or `--access-control`
     /// was given.
@@ -106,7 +147,7 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
             \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
-            \(indent)[--no-request-lines] [--allowed-host NAME]...
+            \(indent)[--no-request-lines] [--allowed-host NAME]... [--config FILE]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -120,104 +161,100 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// - Throws: ``EmulatorOptionsError`` for the first unknown option, missing value or
     ///   value out of range.
     public static func parse(_ arguments: [String]) throws(EmulatorOptionsError) -> Parsed {
-        var options = EmulatorOptions()
-        var index = 0
-        func value(_ name: String) throws(EmulatorOptionsError) -> String {
-            index += 1
-            guard index < arguments.count else {
-                throw EmulatorOptionsError(code: .missingValue, option: name, message: "\(name) needs a value")
-            }
-            return arguments[index]
+        let parser = ArgumentParser<Never>(root: command(program: "datasync-emulator"))
+        // Only a config file named with --config: a library call reads nothing it was not given.
+        let expanded = try EmulatorConfigFile.expand(arguments, currentDirectory: nil).arguments
+        let outcome: ParseOutcome<Never>
+        do throws(UsageError) {
+            outcome = try parser.parse(expanded)
+        } catch {
+            throw EmulatorOptionsError(error)
         }
+        switch outcome {
+        case .help, .version: return .help
+        case .run(_, let parsed): return .run(try EmulatorOptions(parsed: parsed))
+        }
+    }
+
+    /// The options the shared parser read (with ``command(program:action:)``), checked.
+    ///
+    /// - Throws: ``EmulatorOptionsError`` for the first value out of range or malformed.
+    package init(parsed: ParsedArguments) throws(EmulatorOptionsError) {
         func invalid(_ name: String, _ message: String) -> EmulatorOptionsError {
             EmulatorOptionsError(code: .invalidValue, option: name, message: message)
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--host": options.host = try value(argument)
-            case "--port":
-                guard let port = UInt16(try value(argument)) else { throw invalid(argument, "--port takes 0 to 65535") }
-                options.port = port
-            case "--classes": options.classesFile = try value(argument)
-            case "--seed": options.seedFile = try value(argument)
-            case "--state-file": options.stateFile = try value(argument)
-            case "--filter-fast-limit":
-                guard let limit = Int(try value(argument)), limit >= 1 else {
-                    throw invalid(argument, "--filter-fast-limit takes a positive number")
-                }
-                options.filterFastLimit = limit
-            case "--publish-key": options.publishKey = try value(argument)
-            case "--subscribe-key":
-                let key = try value(argument)
-                if let refusal = KeysetName.refusal(key) { throw invalid(argument, "--subscribe-key: \(refusal)") }
-                options.subscribeKey = key
-            case "--secret-key":
-                let secret = try value(argument)
-                // An empty secret signs grants and requests that anyone can forge.
-                guard !secret.isEmpty else { throw invalid(argument, "--secret-key takes a non-empty secret key") }
-                options.secretKey = secret
-                options.secretKeyGiven = true
-            case "--access-control": options.accessControl = true
-            case "--keyset":
-                let parts = try value(argument).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-                guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
-                    throw invalid(argument, "--keyset takes PUBLISH:SUBSCRIBE:SECRET")
-                }
-                if let refusal = KeysetName.refusal(parts[1]) { throw invalid(argument, "--keyset: \(refusal)") }
-                guard !parts[2].isEmpty else {
-                    throw invalid(
-                        argument,
-                        "--keyset \(parts[0]):\(parts[1]): has an empty secret key: give PUBLISH:SUBSCRIBE:SECRET with a "
-                            + "non-empty SECRET (an empty one signs grants anyone can forge)")
-                }
-                options.extraKeysets.append(
-                    PubSubKeyset(publishKey: parts[0], subscribeKey: parts[1], secretKey: parts[2]))
-            case "--catch-up-buffer":
-                guard let size = Int(try value(argument)), size >= 1 else {
-                    throw invalid(argument, "--catch-up-buffer takes a positive number")
-                }
-                options.catchUpBuffer = size
-            case "--presence-announce-max":
-                guard let limit = Int(try value(argument)), limit >= 0 else {
-                    throw invalid(argument, "--presence-announce-max takes a number")
-                }
-                options.announceMax = limit
-            case "--presence-interval":
-                guard let seconds = Int(try value(argument)), seconds >= 1 else {
-                    throw invalid(argument, "--presence-interval takes a positive number of seconds")
-                }
-                options.presenceInterval = seconds
-            case "--max-connections":
-                guard let limit = Int(try value(argument)), limit >= 1 else {
-                    throw invalid(argument, "--max-connections takes a positive number")
-                }
-                options.serverLimits.maximumConnections = limit
-            case "--max-buffered-request-bytes":
-                guard let limit = Int(try value(argument)), limit >= 1 else {
-                    throw invalid(argument, "--max-buffered-request-bytes takes a positive number")
-                }
-                options.serverLimits.maximumBufferedRequestBytes = limit
-            case "--admin-secret":
-                let secret = try value(argument)
-                guard !secret.isEmpty else { throw invalid(argument, "--admin-secret takes a non-empty secret") }
-                options.adminSecret = secret
-            case "--no-request-lines": options.quietRequests = true
-            case "--allowed-host":
-                let name = try value(argument)
-                guard HostPolicy.normalizedName(name) != nil else {
-                    throw invalid(argument, "--allowed-host takes a host name, such as myapp.test")
-                }
-                options.allowedHosts.append(name)
-            case "--help", "-h":
-                return .help
-            default:
-                throw EmulatorOptionsError(
-                    code: .unknownOption, option: argument, message: "unknown option \(argument)")
-            }
-            index += 1
+        func number(_ name: String, atLeast minimum: Int, _ message: String) throws(EmulatorOptionsError) -> Int? {
+            guard let text = parsed.value(name) else { return nil }
+            guard let value = Int(text), value >= minimum else { throw invalid(name, message) }
+            return value
         }
-        return .run(options)
+        if let host = parsed.value("--host") { self.host = host }
+        if let text = parsed.value("--port") {
+            guard let port = UInt16(text) else { throw invalid("--port", "--port takes 0 to 65535") }
+            self.port = port
+        }
+        classesFile = parsed.value("--classes")
+        seedFile = parsed.value("--seed")
+        stateFile = parsed.value("--state-file")
+        if let limit = try number("--filter-fast-limit", atLeast: 1, "--filter-fast-limit takes a positive number") {
+            filterFastLimit = limit
+        }
+        if let key = parsed.value("--publish-key") { publishKey = key }
+        if let key = parsed.value("--subscribe-key") {
+            if let refusal = KeysetName.refusal(key) { throw invalid("--subscribe-key", "--subscribe-key: \(refusal)") }
+            subscribeKey = key
+        }
+        if let secret = parsed.value("--secret-key") {
+            // An empty secret signs grants and requests that anyone can forge.
+            guard !secret.isEmpty else { throw invalid("--secret-key", "--secret-key takes a non-empty secret key") }
+            secretKey = secret
+            secretKeyGiven = true
+        }
+        accessControl = parsed.flag("--access-control")
+        for text in parsed.values("--keyset") {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw invalid("--keyset", "--keyset takes PUBLISH:SUBSCRIBE:SECRET")
+            }
+            if let refusal = KeysetName.refusal(parts[1]) { throw invalid("--keyset", "--keyset: \(refusal)") }
+            guard !parts[2].isEmpty else {
+                throw invalid(
+                    "--keyset",
+                    "--keyset \(parts[0]):\(parts[1]): has an empty secret key: give PUBLISH:SUBSCRIBE:SECRET with a "
+                        + "non-empty SECRET (an empty one signs grants anyone can forge)")
+            }
+            extraKeysets.append(PubSubKeyset(publishKey: parts[0], subscribeKey: parts[1], secretKey: parts[2]))
+        }
+        if let size = try number("--catch-up-buffer", atLeast: 1, "--catch-up-buffer takes a positive number") {
+            catchUpBuffer = size
+        }
+        if let limit = try number("--presence-announce-max", atLeast: 0, "--presence-announce-max takes a number") {
+            announceMax = limit
+        }
+        if let seconds = try number(
+            "--presence-interval", atLeast: 1, "--presence-interval takes a positive number of seconds")
+        {
+            presenceInterval = seconds
+        }
+        if let limit = try number("--max-connections", atLeast: 1, "--max-connections takes a positive number") {
+            serverLimits.maximumConnections = limit
+        }
+        if let limit = try number(
+            "--max-buffered-request-bytes", atLeast: 1, "--max-buffered-request-bytes takes a positive number")
+        {
+            serverLimits.maximumBufferedRequestBytes = limit
+        }
+        if let secret = parsed.value("--admin-secret") {
+            guard !secret.isEmpty else { throw invalid("--admin-secret", "--admin-secret takes a non-empty secret") }
+            adminSecret = secret
+        }
+        quietRequests = parsed.flag("--no-request-lines")
+        for name in parsed.values("--allowed-host") {
+            guard HostPolicy.normalizedName(name) != nil else {
+                throw invalid("--allowed-host", "--allowed-host takes a host name, such as myapp.test")
+            }
+            allowedHosts.append(name)
+        }
     }
 
     /// The emulator configuration these options describe: the class and seed documents read
@@ -306,6 +343,20 @@ public struct EmulatorOptionsError: Error, Sendable, Hashable, CustomStringConve
         self.code = code
         self.option = option
         self.message = message
+    }
+
+    /// The shared parser's refusal, with the code that says what it is about and its
+    /// did-you-mean in the message.
+    package init(_ error: UsageError) {
+        let code: Code
+        switch error.kind {
+        case .missingValue: code = .missingValue
+        case .invalidValue: code = .invalidValue
+        default: code = .unknownOption
+        }
+        var message = error.message
+        if let suggestion = error.suggestion { message += " (did you mean '\(suggestion)'?)" }
+        self.init(code: code, option: error.option ?? "", message: message)
     }
 
     /// Whether the usage text should follow the message: for an unknown option or a missing

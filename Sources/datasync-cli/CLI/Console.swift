@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 import Messaging
 
@@ -9,15 +10,9 @@ import Messaging
     import Darwin
 #endif
 
-/// The exit statuses of `datasync` (Documentation/CLI.md, "Exit codes").
-enum ExitStatus {
-    /// Success (also after Ctrl-C stops `watch` or `emulator`).
-    static let ok: Int32 = 0
+extension ExitStatus {
     /// The service (or the network to it) refused or failed the request.
-    static let serviceError: Int32 = 1
-    /// The command line is wrong: an unknown command or option, a missing or invalid value,
-    /// input that is not JSON, a setting that is missing.
-    static let usage: Int32 = 2
+    static let serviceError = failure
 }
 
 /// Where the CLI writes: results to standard output, everything else (errors, progress, status,

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSync
 import Foundation
 
@@ -55,12 +56,46 @@ struct Invocation: Sendable {
             ]
         }
         configuration.middlewares += middlewares
+        try applyRetrySettings(to: &configuration)
         do throws(PubNubError) {
             return try PubNub(validating: configuration)
         } catch {
             throw UsageError("invalid settings: \(error.message)", command: arguments.commandName)
         }
     }
+
+    /// `--timeout` (the whole call, retries included, and each attempt within it) and
+    /// `--retries`, and the line on standard error before each retry (unless `--quiet`).
+    ///
+    /// - Throws: ``UsageError`` for a timeout that is not a positive number of seconds or a retry
+    ///   count outside 0...10.
+    func applyRetrySettings(to configuration: inout PubNubConfiguration) throws(UsageError) {
+        if let text = arguments.value("--timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                throw UsageError(
+                    "option '--timeout' takes a number of seconds above 0, such as 5 or 0.5, not '\(text)'",
+                    kind: .invalidValue, option: "--timeout", command: arguments.commandName)
+            }
+            let timeout = Duration.milliseconds(Int64((seconds * 1000).rounded(.up)))
+            configuration.deadline = timeout
+            configuration.requestTimeout = min(configuration.requestTimeout ?? timeout, timeout)
+        }
+        let retries = try arguments.int("--retries", in: 0...10) ?? Self.defaultRetries
+        configuration.retryPolicy =
+            retries == 0
+            ? .none
+            : .exponential(
+                minimumDelay: .seconds(1), maximumDelay: .seconds(32), maximumRetries: retries,
+                maximumJitter: .milliseconds(500))
+        guard retries > 0, !arguments.flag("--quiet") else { return }
+        let console = self.console
+        let reporter = RetryReporter(retries: retries) { line in console.err("datasync: " + line) }
+        configuration.clock = reporter.clock
+        configuration.middlewares.append(reporter.middleware)
+    }
+
+    /// The SDK's default number of retries, which `--retries` replaces.
+    static let defaultRetries = 3
 
     /// Prints one result: indented on a terminal or with `--pretty`, one line when piped or
     /// with `--compact`.

@@ -1,3 +1,5 @@
+import ArgumentParsing
+import BuildInfo
 import DataSync
 import Foundation
 
@@ -26,6 +28,14 @@ enum DataSyncCLI {
             "--verbose", aliases: ["-v"],
             help: "print the settings used and every HTTP request to stderr (never the token)"),
         .flag("--quiet", aliases: ["-q"], help: "no progress or notes on stderr"),
+        .value(
+            "--output", "FORMAT", aliases: ["-o"],
+            help: "text or json: json writes each error as one JSON object on stderr (env DATASYNC_OUTPUT)",
+            choices: ["text", "json"]),
+        .value(
+            "--timeout", "SECONDS",
+            help: "the longest one call may take, every retry included (default 60; each attempt at most 10)"),
+        .value("--retries", "N", help: "how many times a failed call is resent, 0 to 10 (default 3)"),
     ]
 
     static let settingsHelp = """
@@ -53,7 +63,10 @@ enum DataSyncCLI {
         var subcommands = ObjectKind.allCases.map(ObjectCommands.command)
         subcommands += MessagingCommands.commands
         subcommands += [
-            WatchCommand.command, EmulatorCommand.command, FaultsCommand.command, helpCommand, versionCommand,
+            WatchCommand.command, EmulatorCommand.command, InitCommand.command, AdminCommand.command,
+            TokenCommands.grant, TokenCommands.token, FaultsCommand.command, helpCommand,
+            versionCommand,
+            completionsCommand,
         ]
         return Command(
             name: "datasync", summary: "the PubNub DataSync command line",
@@ -91,22 +104,56 @@ enum DataSyncCLI {
             })
     }
 
+    static var completionsCommand: Command<CommandAction> {
+        Command(
+            name: "completions", summary: "prints a completion script for bash, zsh or fish",
+            discussion:
+                "The script completes every command, option and option value of this CLI; it is generated from "
+                + "the same command table the parser reads, so it never falls behind.",
+            positionals: [PositionalSpec(name: "SHELL", help: "bash, zsh or fish")],
+            examples: [
+                "source <(datasync completions bash)        # in ~/.bashrc",
+                "datasync completions zsh > \"${fpath[1]}/_datasync\"",
+                "datasync completions fish > ~/.config/fish/completions/datasync.fish",
+            ],
+            action: { invocation in
+                let name = invocation.arguments.named["SHELL"] ?? ""
+                guard let shell = CompletionShell(rawValue: name.lowercased()) else {
+                    let shells = CompletionShell.allCases.map(\.rawValue)
+                    throw UsageError(
+                        "unknown shell '\(name)': expected one of " + shells.joined(separator: ", "),
+                        kind: .invalidValue, option: name,
+                        suggestion: EditDistance.suggestion(for: name, among: shells),
+                        command: invocation.arguments.commandName)
+                }
+                invocation.console.out(CompletionScript(parser: invocation.context.parser).script(for: shell))
+                return ExitStatus.ok
+            })
+    }
+
     static var versionCommand: Command<CommandAction> {
         Command(
-            name: "version", summary: "prints the SDK version this CLI is built from",
+            name: "version", summary: "prints the version, as --version does, and the SDK name sent to the service",
             action: { invocation in
-                invocation.console.out(PubNub.pnsdk)
+                invocation.console.out(PackageVersion.line(for: "datasync"))
+                invocation.console.out("sdk: " + PubNub.pnsdk)
                 return ExitStatus.ok
             })
     }
 
     /// Runs the command line and returns the exit status.
+    static func parser() -> ArgumentParser<CommandAction> {
+        ArgumentParser<CommandAction>(
+            root: rootCommand(), globalOptions: globalOptions,
+            globalOptionsTitle: "global options (any command; see 'datasync help settings'):",
+            version: PackageVersion.line(for: "datasync"))
+    }
+
     static func main(_ arguments: [String], environment: [String: String]) async -> Int32 {
         let console = Console()
-        let parser = ArgumentParser<CommandAction>(
-            root: rootCommand(), globalOptions: globalOptions,
-            globalOptionsTitle: "global options (any command; see 'datasync help settings'):")
+        let parser = parser()
         let context = Context(console: console, environment: environment, parser: parser)
+        let format = ErrorFormat.requested(arguments, environment: environment)
         // A token can be named before any setting is resolved (in an error about the arguments).
         if let token = environment[SettingName.token.environment] { console.addSecret(token) }
         if let index = arguments.firstIndex(of: SettingName.token.flag), index + 1 < arguments.count {
@@ -123,12 +170,14 @@ enum DataSyncCLI {
         do throws(UsageError) {
             outcome = try parser.parse(arguments)
         } catch {
-            console.err("datasync: " + error.description)
-            return ExitStatus.usage
+            return ErrorReport(error).write(to: console, as: format)
         }
         switch outcome {
         case .help(let path):
             console.out(parser.help(path))
+            return ExitStatus.ok
+        case .version:
+            console.out(parser.version ?? "")
             return ExitStatus.ok
         case .run(let command, let parsed):
             guard let action = command.action else {
@@ -139,16 +188,10 @@ enum DataSyncCLI {
             do {
                 return try await action(invocation)
             } catch let error as UsageError {
-                console.err("datasync: " + error.description)
-                return ExitStatus.usage
+                return ErrorReport(error).write(to: console, as: format)
             } catch {
-                // `pubNubError` also finds the PubNubError inside a publish's PubNubPublishError.
-                guard let failure = error.pubNubError else {
-                    console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): \(error)")
-                    return ExitStatus.serviceError
-                }
-                console.err("datasync: \(parsed.commandPath.dropFirst().joined(separator: " ")): " + describe(failure))
-                return isLocal(failure) ? ExitStatus.usage : ExitStatus.serviceError
+                let command = parsed.commandPath.dropFirst().joined(separator: " ")
+                return ErrorReport(error, command: command).write(to: console, as: format)
             }
         }
     }

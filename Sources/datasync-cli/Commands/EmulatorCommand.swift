@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSyncEmulator
 import Dispatch
 import Foundation
@@ -19,6 +20,9 @@ enum EmulatorCommand {
             discussion:
                 "Takes exactly the flags of datasync-emulator (run 'datasync emulator --help' for them). It prints "
                 + "the origin and keys, then one line per request.",
+            // Not parsed here (the arguments pass through to the emulator's own parser); listed so
+            // that shell completion offers them.
+            options: EmulatorOptions.optionSpecs,
             examples: [
                 "datasync emulator --port 8090",
                 "export DATASYNC_ORIGIN=http://127.0.0.1:8090 DATASYNC_SUBSCRIBE_KEY=demo DATASYNC_PUBLISH_KEY=demo",
@@ -47,22 +51,35 @@ enum EmulatorCommand {
         let console = invocation.console
         let options: EmulatorOptions
         let configuration: EmulatorConfiguration
-        do throws(EmulatorOptionsError) {
-            guard case .run(let parsed) = try EmulatorOptions.parse(invocation.arguments.passthrough) else {
-                console.out(EmulatorOptions.usage(program: program))
-                console.out("")
-                console.out("The emulator's flags are shared with datasync-emulator (Documentation/Emulator.md).")
-                return ExitStatus.ok
+        // The same table and parser as datasync-emulator; this command passes its arguments
+        // through so that the emulator's help is shown for `datasync emulator --help`.
+        let parser = ArgumentParser<Never>(root: EmulatorOptions.command(program: program))
+        let given = invocation.arguments.passthrough
+        // The config file's flags (--config FILE, or ./datasync.json) come first, so flags override them.
+        var expanded: (arguments: [String], file: String?) = (given, nil)
+        if !given.contains(where: { ["--help", "-h"].contains($0) }) {
+            do throws(EmulatorOptionsError) {
+                expanded = try EmulatorConfigFile.expand(
+                    given, currentDirectory: FileManager.default.currentDirectoryPath)
+            } catch  where error.code == .unreadableFile || error.code == .invalidFile {
+                throw error
+            } catch {
+                throw UsageError(error.message, kind: .invalidValue, option: error.option, command: program)
             }
-            options = parsed
-            configuration = try options.configuration()
-        } catch {
-            let suggestion =
-                error.code == .unknownOption
-                ? EditDistance.suggestion(for: error.option, among: EmulatorOptions.optionNames) : nil
-            throw UsageError(
-                error.message, suggestion: suggestion, command: program,
-                usage: error.showsUsage ? EmulatorOptions.usage(program: program) : nil)
+        }
+        switch try parser.parse(expanded.arguments) {
+        case .help, .version:
+            console.out(parser.help([parser.root]))
+            return ExitStatus.ok
+        case .run(_, let parsed):
+            do throws(EmulatorOptionsError) {
+                options = try EmulatorOptions(parsed: parsed)
+                configuration = try options.configuration()
+            } catch  where error.code == .unreadableFile || error.code == .invalidFile {
+                throw error
+            } catch {
+                throw UsageError(error.message, kind: .invalidValue, option: error.option, command: program)
+            }
         }
 
         let emulator = try makeEmulator(configuration)
@@ -82,36 +99,20 @@ enum EmulatorCommand {
         // `--no-request-lines` prints no line per request (the in-memory request log still has them).
         let requestLines: (@Sendable (String) -> Void)? =
             options.quietRequests ? nil : { @Sendable line in console.out(line) }
-        let url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
+        let url: URL
+        do {
+            url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
+        } catch {
+            throw EmulatorStartFailure(description: "\(error)\(options.portHint)")
+        }
         let origin = url.absoluteString
         for warning in options.securityWarnings { console.err(warning) }
-        console.out("DataSync emulator listening on \(origin)")
-        // Scripts read these three lines, as datasync-emulator prints them.
-        console.out("origin: \(origin)")
-        console.out("publish key: \(options.publishKey)")
-        console.out("subscribe key: \(options.subscribeKey)")
-        console.out(options.secretKeyLine)
-        console.out("access control: \(options.mainKeysetProtected ? "on" : "off")")
-        for extra in options.extraKeysets {
-            console.out(
-                "also keyset: publish key \(extra.publishKey), subscribe key \(extra.subscribeKey), access control "
-                    + (options.accessControl ? "on" : "off"))
-        }
-        console.out(
-            "DataSync accepts any subscribe key (each is its own keyset); pub/sub and presence only the keys above.")
-        if options.mainKeysetProtected {
-            console.out(
-                "Credentials: protected keysets need a token (POST /v3/pam/{sub}/grant) or a request signature.")
-        } else {
-            console.out(
-                "Credentials: none are checked; any auth token is accepted (pass --secret-key to turn access control on)."
-            )
-        }
+        // The same banner as datasync-emulator's, console URL included.
+        for line in options.bannerLines(url: url, emulator: emulator, configFile: expanded.file) { console.out(line) }
         console.out("Point the CLI at it from another shell:")
         console.out(
             "  export DATASYNC_ORIGIN=\(origin) DATASYNC_SUBSCRIBE_KEY=\(options.subscribeKey) "
                 + "DATASYNC_PUBLISH_KEY=\(options.publishKey)")
-        if let stateFile = options.stateFile { console.out("State file: \(stateFile)") }
         console.out("Press Ctrl-C to stop.")
 
         for await number in signals {
@@ -122,4 +123,9 @@ enum EmulatorCommand {
         console.out("stopped")
         return ExitStatus.ok
     }
+}
+
+/// The emulator could not listen (the port is taken, the address is not this machine's).
+struct EmulatorStartFailure: Error, CustomStringConvertible {
+    var description: String
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSync
 import Foundation
 import Transport
@@ -7,7 +8,7 @@ import Transport
 enum FaultsCommand {
     static let secretEnvironment = "DATASYNC_ADMIN_SECRET"
 
-    private static let secretOption = OptionSpec.value(
+    static let secretOption = OptionSpec.value(
         "--admin-secret", "SECRET",
         help: "the emulator's admin secret, when it needs one; never printed (env \(secretEnvironment), safer)")
 
@@ -135,13 +136,16 @@ enum FaultsCommand {
         return .object(JSONObject(fault))
     }
 
-    /// Sends one admin request under `/_emulator/v1/faults` and returns its JSON answer.
+    /// Sends one admin request under `base` (the fault registry unless told) and returns its JSON
+    /// answer. `datasync admin` sends through it too.
     ///
-    /// - Throws: ``UsageError`` for a fault the emulator refused (`400`) or settings it cannot
-    ///   use; ``AdminFailure`` when the emulator cannot be reached or answers another error.
-    static func send(_ invocation: Invocation, method: HTTPMethod, path: String, body: JSONValue?) async throws
-        -> JSONValue
-    {
+    /// - Throws: ``UsageError`` for a request the emulator refused (`400`, naming `what`) or
+    ///   settings it cannot use; ``AdminFailure`` when the emulator cannot be reached or answers
+    ///   another error.
+    static func send(
+        _ invocation: Invocation, method: HTTPMethod, path: String, body: JSONValue?,
+        base: String = "/_emulator/v1/faults", query: [HTTPQueryItem] = [], what: String = "the fault"
+    ) async throws -> JSONValue {
         let settings = try invocation.settings()
         let command = invocation.arguments.commandName
         let secret = invocation.arguments.value("--admin-secret") ?? invocation.context.environment[secretEnvironment]
@@ -157,7 +161,7 @@ enum FaultsCommand {
         }
         let request = HTTPRequest(
             method: method, scheme: settings.secure ? "https" : "http", host: host, port: port,
-            path: "/_emulator/v1/faults" + path, headers: headers, body: bytes, timeout: .seconds(30))
+            path: base + path, queryItems: query, headers: headers, body: bytes, timeout: .seconds(30))
         if invocation.arguments.flag("--verbose") {
             invocation.console.err(
                 "datasync: http \(method.rawValue) \(request.scheme)://\(settings.origin)\(request.path)")
@@ -173,7 +177,7 @@ enum FaultsCommand {
             let message =
                 json?["error"]?["message"]?.stringValue ?? String(decoding: response.body.prefix(300), as: UTF8.self)
             if response.status == 400 {
-                throw UsageError("the emulator refused the fault: \(message)", command: command)
+                throw UsageError("the emulator refused \(what): \(message)", command: command)
             }
             var text = "the emulator answered HTTP \(response.status): \(message)"
             if response.status == 401 {

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DataSync
 import Foundation
 

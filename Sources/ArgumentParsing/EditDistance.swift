@@ -1,8 +1,8 @@
 /// Edit distances and "did you mean" suggestions for mistyped commands, options and values.
-enum EditDistance {
+package enum EditDistance {
     /// The optimal-string-alignment distance between `a` and `b`: insertions, deletions,
     /// substitutions and swaps of two neighbouring characters each cost 1 (`lsit` → `list` is 1).
-    static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         if a.isEmpty { return b.count }
@@ -29,7 +29,7 @@ enum EditDistance {
     /// compared without case and without leading dashes; failing that, a candidate that contains
     /// the input as a whole dash-separated part or starts with it, such as `version` for
     /// `--class-version`. Ties go to the earlier candidate.
-    static func suggestion(for input: String, among candidates: [String]) -> String? {
+    package static func suggestion(for input: String, among candidates: [String]) -> String? {
         let typed = normalized(input)
         guard !typed.isEmpty else { return nil }
         let limit = max(2, typed.count / 3)

@@ -1,12 +1,13 @@
 // A small command-line parser: a tree of commands, each with options and positional arguments,
 // plus global options accepted at every level. No external package; nothing here knows about
-// DataSync, so the same parser serves every command of the CLI and its unit tests.
+// DataSync, so the same parser serves every executable of the package (the CLI, the emulator,
+// the quickstart, codegen, the benchmarks, the fuzz harnesses) and their tests.
 
 /// One option a command accepts: a flag (`--all`), an option with one value (`--limit N`, also
 /// `--limit=N`) or a repeatable one (`--sort FIELD`, given several times).
-struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
     /// How an option takes values.
-    enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// No value: present or not.
         case flag
         /// One value; given twice, the last wins.
@@ -16,24 +17,37 @@ struct OptionSpec: Sendable, Hashable {
     }
 
     /// The canonical name, with its dashes: `--class-version`.
-    var name: String
+    package var name: String
     /// Other spellings: `-h`, `--ops`.
-    var aliases: [String] = []
-    var kind: Kind
+    package var aliases: [String] = []
+    package var kind: Kind
     /// What the value is, for help: `N`, `JSON`, `FIELD[:desc]`.
-    var valueName: String = ""
+    package var valueName: String = ""
     /// One line of help.
-    var help: String
+    package var help: String
     /// The values allowed, compared without case (and given back in this spelling); empty for any.
-    var choices: [String] = []
+    package var choices: [String] = []
     /// Whether the command cannot run without it.
-    var required = false
+    package var required = false
 
-    static func flag(_ name: String, aliases: [String] = [], help: String) -> OptionSpec {
+    package init(
+        name: String, aliases: [String] = [], kind: Kind, valueName: String = "", help: String,
+        choices: [String] = [], required: Bool = false
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.kind = kind
+        self.valueName = valueName
+        self.help = help
+        self.choices = choices
+        self.required = required
+    }
+
+    package static func flag(_ name: String, aliases: [String] = [], help: String) -> OptionSpec {
         OptionSpec(name: name, aliases: aliases, kind: .flag, help: help)
     }
 
-    static func value(
+    package static func value(
         _ name: String, _ valueName: String, aliases: [String] = [], help: String, choices: [String] = [],
         required: Bool = false
     ) -> OptionSpec {
@@ -42,15 +56,17 @@ struct OptionSpec: Sendable, Hashable {
             required: required)
     }
 
-    static func repeated(_ name: String, _ valueName: String, aliases: [String] = [], help: String) -> OptionSpec {
+    package static func repeated(_ name: String, _ valueName: String, aliases: [String] = [], help: String)
+        -> OptionSpec
+    {
         OptionSpec(name: name, aliases: aliases, kind: .repeated, valueName: valueName, help: help)
     }
 
     /// Every spelling, canonical first.
-    var spellings: [String] { [name] + aliases }
+    package var spellings: [String] { [name] + aliases }
 
     /// `--limit N`, `--all`, `-h, --help`.
-    var label: String {
+    package var label: String {
         let names = (aliases.filter { !$0.hasPrefix("--") } + [name] + aliases.filter { $0.hasPrefix("--") })
             .joined(separator: ", ")
         return kind == .flag ? names : names + " " + valueName
@@ -58,73 +74,108 @@ struct OptionSpec: Sendable, Hashable {
 }
 
 /// One positional argument of a command.
-struct PositionalSpec: Sendable, Hashable {
+package struct PositionalSpec: Sendable, Hashable {
     /// Its name in help and errors: `ID`, `CHANNEL`.
-    var name: String
+    package var name: String
     /// One line of help.
-    var help: String
-    var required = true
+    package var help: String
+    package var required = true
     /// Takes every remaining argument (only the last positional may).
-    var variadic = false
+    package var variadic = false
+
+    package init(name: String, help: String, required: Bool = true, variadic: Bool = false) {
+        self.name = name
+        self.help = help
+        self.required = required
+        self.variadic = variadic
+    }
 
     /// `ID`, `[USER_ID]`, `TARGET...`.
-    var label: String {
+    package var label: String {
         let base = variadic ? name + "..." : name
         return required ? base : "[" + base + "]"
     }
 }
 
 /// A command: a group of subcommands (`users`) or a leaf that runs (`users create`).
-struct Command<Action: Sendable>: Sendable {
-    var name: String
-    var aliases: [String] = []
+package struct Command<Action: Sendable>: Sendable {
+    package var name: String
+    package var aliases: [String] = []
     /// One line, shown in the parent's command list and at the top of the help.
-    var summary: String
+    package var summary: String
     /// Paragraphs shown after the usage line.
-    var discussion: String = ""
-    var options: [OptionSpec] = []
-    var positionals: [PositionalSpec] = []
-    var subcommands: [Command] = []
-    var examples: [String] = []
+    package var discussion: String = ""
+    package var options: [OptionSpec] = []
+    package var positionals: [PositionalSpec] = []
+    package var subcommands: [Command] = []
+    package var examples: [String] = []
     /// Hands every argument after the command's name to the action untouched (no global
     /// options, no `--help`): for a command that parses its own flags.
-    var passesArgumentsThrough = false
-    var action: Action?
+    package var passesArgumentsThrough = false
+    package var action: Action?
+
+    package init(
+        name: String, aliases: [String] = [], summary: String, discussion: String = "", options: [OptionSpec] = [],
+        positionals: [PositionalSpec] = [], subcommands: [Command] = [], examples: [String] = [],
+        passesArgumentsThrough: Bool = false, action: Action? = nil
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.discussion = discussion
+        self.options = options
+        self.positionals = positionals
+        self.subcommands = subcommands
+        self.examples = examples
+        self.passesArgumentsThrough = passesArgumentsThrough
+        self.action = action
+    }
 
     /// Every spelling of the name.
-    var spellings: [String] { [name] + aliases }
+    package var spellings: [String] { [name] + aliases }
 
-    func subcommand(named name: String) -> Command? {
+    package func subcommand(named name: String) -> Command? {
         subcommands.first { $0.spellings.contains(name) }
     }
 }
 
 /// What the parser read for the command to run.
-struct ParsedArguments: Sendable, Hashable {
+package struct ParsedArguments: Sendable, Hashable {
     /// The command's names from the root: `["datasync", "users", "create"]`.
-    var commandPath: [String]
+    package var commandPath: [String]
     /// Each option's values by canonical name; a flag holds one empty string per occurrence.
-    var options: [String: [String]] = [:]
+    package var options: [String: [String]] = [:]
     /// The positional arguments, in order.
-    var positionals: [String] = []
+    package var positionals: [String] = []
     /// The positionals by their spec name (a variadic one holds its first value; see ``positionals``).
-    var named: [String: String] = [:]
+    package var named: [String: String] = [:]
     /// For a command that ``Command/passesArgumentsThrough``: its arguments, untouched.
-    var passthrough: [String] = []
+    package var passthrough: [String] = []
+
+    package init(
+        commandPath: [String], options: [String: [String]] = [:], positionals: [String] = [],
+        named: [String: String] = [:], passthrough: [String] = []
+    ) {
+        self.commandPath = commandPath
+        self.options = options
+        self.positionals = positionals
+        self.named = named
+        self.passthrough = passthrough
+    }
 
     /// `datasync users create`.
-    var commandName: String { commandPath.joined(separator: " ") }
+    package var commandName: String { commandPath.joined(separator: " ") }
 
-    func flag(_ name: String) -> Bool { options[name] != nil }
+    package func flag(_ name: String) -> Bool { options[name] != nil }
 
-    func value(_ name: String) -> String? { options[name]?.last }
+    package func value(_ name: String) -> String? { options[name]?.last }
 
-    func values(_ name: String) -> [String] { options[name] ?? [] }
+    package func values(_ name: String) -> [String] { options[name] ?? [] }
 
     /// The option's value as a whole number, nil when absent.
     ///
     /// - Throws: ``UsageError`` naming the option when the value is not a whole number in `range`.
-    func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int? {
+    package func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             let bounds =
@@ -132,7 +183,8 @@ struct ParsedArguments: Sendable, Hashable {
                 ? (range.lowerBound == Int.min ? "" : " of at least \(range.lowerBound)")
                 : " from \(range.lowerBound) to \(range.upperBound)"
             throw UsageError(
-                "option '\(name)' takes a whole number\(bounds), not '\(text)'", command: commandName)
+                "option '\(name)' takes a whole number\(bounds), not '\(text)'", kind: .invalidValue,
+                option: name, command: commandName)
         }
         return number
     }
@@ -140,24 +192,43 @@ struct ParsedArguments: Sendable, Hashable {
 
 /// A mistake in the arguments: exit status 2, a message naming the argument, and the nearest
 /// valid spelling when there is one.
-struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
-    var message: String
-    /// The valid spelling nearest to what was typed.
-    var suggestion: String?
-    /// The command whose help to point at.
-    var command: String?
-    /// The command's usage line.
-    var usage: String?
+package struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of mistake, for callers that map it to an error type of their own.
+    package enum Kind: Sendable, Hashable {
+        case unknownOption
+        case unknownCommand
+        case missingValue
+        case invalidValue
+        case missingArgument
+        case unexpectedArgument
+        case other
+    }
 
-    init(_ message: String, suggestion: String? = nil, command: String? = nil, usage: String? = nil) {
+    package var message: String
+    package var kind: Kind
+    /// The argument the mistake is about (`--port`, or what was typed), when there is one.
+    package var option: String?
+    /// The valid spelling nearest to what was typed.
+    package var suggestion: String?
+    /// The command whose help to point at.
+    package var command: String?
+    /// The command's usage line.
+    package var usage: String?
+
+    package init(
+        _ message: String, kind: Kind = .other, option: String? = nil, suggestion: String? = nil,
+        command: String? = nil, usage: String? = nil
+    ) {
         self.message = message
+        self.kind = kind
+        self.option = option
         self.suggestion = suggestion
         self.command = command
         self.usage = usage
     }
 
     /// The message, then `did you mean '…'?`, the usage line and where the help is.
-    var description: String {
+    package var description: String {
         var lines = [message]
         if let suggestion { lines.append("did you mean '\(suggestion)'?") }
         if let usage { lines.append(usage) }
@@ -167,28 +238,44 @@ struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What to do after parsing.
-enum ParseOutcome<Action: Sendable>: Sendable {
+package enum ParseOutcome<Action: Sendable>: Sendable {
     /// Run `command` with `arguments`.
     case run(Command<Action>, ParsedArguments)
     /// Print the help of the last command of `path` (from the root) and exit 0.
     case help([Command<Action>])
+    /// `--version` at the top level: print ``ArgumentParser/version`` and exit 0.
+    case version
 }
 
 /// Parses arguments against a command tree.
-struct ArgumentParser<Action: Sendable>: Sendable {
-    var root: Command<Action>
+package struct ArgumentParser<Action: Sendable>: Sendable {
+    package var root: Command<Action>
     /// Options every command accepts, wherever they appear (connection settings, `--verbose`).
-    var globalOptions: [OptionSpec] = []
+    package var globalOptions: [OptionSpec] = []
     /// The heading of the global options in every help.
-    var globalOptionsTitle = "global options:"
+    package var globalOptionsTitle = "global options:"
+    /// What `--version` prints when given before any subcommand; nil when the tool takes no
+    /// `--version` (it is then an unknown option like any other).
+    package var version: String?
 
-    static var helpSpellings: [String] { ["--help", "-h"] }
+    package init(
+        root: Command<Action>, globalOptions: [OptionSpec] = [], globalOptionsTitle: String = "global options:",
+        version: String? = nil
+    ) {
+        self.root = root
+        self.globalOptions = globalOptions
+        self.globalOptionsTitle = globalOptionsTitle
+        self.version = version
+    }
+
+    package static var helpSpellings: [String] { ["--help", "-h"] }
+    package static var versionSpelling: String { "--version" }
 
     /// Parses `arguments` (without the program name).
     ///
     /// - Throws: ``UsageError`` for an unknown command or option (with the nearest valid one), a
     ///   missing or invalid value, a missing or unexpected positional argument.
-    func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome<Action> {
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome<Action> {
         if let path = helpRequest(arguments) { return .help(path) }
         var path = [root]
         var command = root
@@ -206,6 +293,8 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                 onlyPositionals = true
                 continue
             }
+            // A `--help` left here stands after an unknown command word, which the loop reports.
+            if !onlyPositionals, Self.helpSpellings.contains(argument) { continue }
             if !onlyPositionals, Self.looksLikeOption(argument) {
                 var name = argument
                 var inline: String?
@@ -215,16 +304,22 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                 }
                 let known = command.options + globalOptions
                 guard let spec = known.first(where: { $0.spellings.contains(name) }) else {
+                    if name == Self.versionSpelling, inline == nil, version != nil, path.count == 1 {
+                        return .version
+                    }
+                    // `--help` is everywhere, `--version` at the top: both are worth suggesting.
+                    let builtIn = ["--help"] + (version != nil && path.count == 1 ? [Self.versionSpelling] : [])
                     throw UsageError(
-                        "unknown option '\(name)' for '\(parsed.commandName)'",
-                        suggestion: EditDistance.suggestion(for: name, among: known.flatMap(\.spellings)),
+                        "unknown option '\(name)' for '\(parsed.commandName)'", kind: .unknownOption, option: name,
+                        suggestion: EditDistance.suggestion(for: name, among: known.flatMap(\.spellings) + builtIn),
                         command: parsed.commandName, usage: usageLine(path))
                 }
                 switch spec.kind {
                 case .flag:
                     if inline != nil {
                         throw UsageError(
-                            "option '\(spec.name)' takes no value", command: parsed.commandName,
+                            "option '\(spec.name)' takes no value", kind: .invalidValue, option: spec.name,
+                            command: parsed.commandName,
                             usage: usageLine(path))
                     }
                     parsed.options[spec.name, default: []].append("")
@@ -235,7 +330,8 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                     } else {
                         guard index < arguments.count else {
                             throw UsageError(
-                                "option '\(spec.name)' needs a value (\(spec.valueName))", command: parsed.commandName,
+                                "option '\(spec.name)' needs a value (\(spec.valueName))", kind: .missingValue,
+                                option: spec.name, command: parsed.commandName,
                                 usage: usageLine(path))
                         }
                         value = arguments[index]
@@ -246,6 +342,7 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                             throw UsageError(
                                 "invalid value '\(value)' for '\(spec.name)': expected one of "
                                     + spec.choices.joined(separator: ", "),
+                                kind: .invalidValue, option: spec.name,
                                 suggestion: EditDistance.suggestion(for: value, among: spec.choices),
                                 command: parsed.commandName)
                         }
@@ -262,7 +359,8 @@ struct ArgumentParser<Action: Sendable>: Sendable {
             if !command.subcommands.isEmpty {
                 guard let next = command.subcommand(named: argument) else {
                     throw UsageError(
-                        "unknown command '\(argument)' for '\(parsed.commandName)'",
+                        "unknown command '\(argument)' for '\(parsed.commandName)'", kind: .unknownCommand,
+                        option: argument,
                         suggestion: EditDistance.suggestion(
                             for: argument, among: command.subcommands.map(\.name)),
                         command: parsed.commandName, usage: usageLine(path))
@@ -288,14 +386,14 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     /// The commands from the root named by `names`, for `help users create`.
     ///
     /// - Throws: ``UsageError`` for a name that is no subcommand, with the nearest one.
-    func path(named names: [String]) throws(UsageError) -> [Command<Action>] {
+    package func path(named names: [String]) throws(UsageError) -> [Command<Action>] {
         var path = [root]
         for name in names {
             let current = path[path.count - 1]
             guard let next = current.subcommand(named: name) else {
                 let shown = path.map(\.name).joined(separator: " ")
                 throw UsageError(
-                    "unknown command '\(name)' for '\(shown)'",
+                    "unknown command '\(name)' for '\(shown)'", kind: .unknownCommand, option: name,
                     suggestion: EditDistance.suggestion(for: name, among: current.subcommands.map(\.name)),
                     command: shown)
             }
@@ -305,17 +403,32 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     }
 
     /// When `--help` or `-h` appears before `--` and before a pass-through command: the commands
-    /// named before it, as far as they resolve.
+    /// named before it. Nil when a word stands where a command must be and names none
+    /// (`datasync nosuch --help`): parsing then reports the unknown command instead of showing a
+    /// help that would pretend it exists.
     private func helpRequest(_ arguments: [String]) -> [Command<Action>]? {
         var path = [root]
         var asksHelp = false
-        for argument in arguments {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
             let current = path[path.count - 1]
             if current.passesArgumentsThrough || argument == "--" { break }
             if Self.helpSpellings.contains(argument) {
                 asksHelp = true
+            } else if Self.looksLikeOption(argument) {
+                // An option's value is no command name: step over it.
+                if !argument.contains("="),
+                    let spec = (current.options + globalOptions).first(where: { $0.spellings.contains(argument) }),
+                    spec.kind != .flag
+                {
+                    index += 1
+                }
             } else if let next = current.subcommand(named: argument) {
                 path.append(next)
+            } else if !current.subcommands.isEmpty {
+                return nil
             }
         }
         guard asksHelp, !path[path.count - 1].passesArgumentsThrough else { return nil }
@@ -332,7 +445,8 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                 remaining = spec.variadic ? [] : remaining.dropFirst()
             } else if spec.required {
                 throw UsageError(
-                    "missing argument \(spec.name) for '\(parsed.commandName)'", command: parsed.commandName,
+                    "missing argument \(spec.name) for '\(parsed.commandName)'", kind: .missingArgument,
+                    option: spec.name, command: parsed.commandName,
                     usage: usageLine(path))
             }
         }
@@ -341,19 +455,21 @@ struct ArgumentParser<Action: Sendable>: Sendable {
                 command.positionals.isEmpty ? "no arguments" : command.positionals.map(\.label).joined(separator: " ")
             throw UsageError(
                 "unexpected argument '\(extra)' for '\(parsed.commandName)' (it takes \(takes))",
+                kind: .unexpectedArgument, option: extra,
                 suggestion: Self.looksLikeOption(extra)
                     ? nil : EditDistance.suggestion(for: extra, among: command.subcommands.map(\.name)),
                 command: parsed.commandName, usage: usageLine(path))
         }
         for spec in command.options + globalOptions where spec.required && parsed.options[spec.name] == nil {
             throw UsageError(
-                "missing option '\(spec.label)' for '\(parsed.commandName)'", command: parsed.commandName,
+                "missing option '\(spec.label)' for '\(parsed.commandName)'", kind: .missingArgument,
+                option: spec.name, command: parsed.commandName,
                 usage: usageLine(path))
         }
     }
 
     /// `-x`, `--name`, `--name=value`; not `-` (standard input) nor a negative number.
-    static func looksLikeOption(_ argument: String) -> Bool {
+    package static func looksLikeOption(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), argument.count > 1 else { return false }
         let second = argument[argument.index(after: argument.startIndex)]
         return !(second.isNumber || second == ".")
@@ -362,7 +478,7 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     // MARK: Help
 
     /// `usage: datasync users get ID [options]`.
-    func usageLine(_ path: [Command<Action>]) -> String {
+    package func usageLine(_ path: [Command<Action>]) -> String {
         let command = path[path.count - 1]
         var parts = ["usage:", path.map(\.name).joined(separator: " ")]
         if !command.subcommands.isEmpty {
@@ -378,7 +494,7 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     }
 
     /// The help of the last command of `path`.
-    func help(_ path: [Command<Action>], width: Int = 100) -> String {
+    package func help(_ path: [Command<Action>], width: Int = 100) -> String {
         let command = path[path.count - 1]
         let fullName = path.map(\.name).joined(separator: " ")
         var out = ["\(fullName): \(command.summary)", "", usageLine(path)]
@@ -416,7 +532,7 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     }
 
     /// Two columns: labels padded to the longest (at most 28), help wrapped under itself.
-    static func table(_ rows: [(String, String)], width: Int) -> [String] {
+    package static func table(_ rows: [(String, String)], width: Int) -> [String] {
         let column = min(28, (rows.map(\.0.count).max() ?? 0)) + 4
         var lines: [String] = []
         for (label, help) in rows {
@@ -434,7 +550,7 @@ struct ArgumentParser<Action: Sendable>: Sendable {
     }
 
     /// Splits `text` into lines of at most `width` characters at spaces.
-    static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {
