@@ -7,8 +7,9 @@ package import PubNubCore
 package protocol RealtimeSubscriber: AnyObject, Sendable {
     /// The channel and group names it subscribes to (presence names included).
     var subscribedNames: SubscriptionNames { get }
-    /// The stores to deliver `match`/`channel` events to, or none when nothing of it matched.
-    func stores(forMatch match: String, channel: String) -> [ListenerStore]
+    /// Which stores events for which names go to; the hub indexes them when the subscriber is
+    /// activated, so delivery never asks each subscriber in turn.
+    var routes: [SubscriberRoute] { get }
     /// Ends its streams because everything was unsubscribed.
     func forceUnsubscribed()
     /// Every store it delivers to (for signals that are not events, such as DataSync gaps).
@@ -47,10 +48,32 @@ package final class RealtimeHub: Sendable {
         var clientChannels: Set<String> = []
         var clientGroups: Set<String> = []
         var subscribers: [ObjectIdentifier: any RealtimeSubscriber] = [:]
+        /// The names each active subscriber had when it was (last) activated.
+        var subscriberNames: [ObjectIdentifier: SubscriptionNames] = [:]
+        /// How many holders (the client-level API, each active subscriber) hold each name: the
+        /// full set is their keys, kept up to date per change instead of rebuilt from every holder.
+        var channelHolders: [String: Int] = [:]
+        var groupHolders: [String: Int] = [:]
+        /// Set while a subscription change is in the loop's inbox and not yet taken: later changes
+        /// only update this, and the loop takes the full set as it is when it gets there (see
+        /// ``RealtimeHub/takeSubscriptionChange()``).
+        var pendingChange: PendingChange?
+        /// Subscription changes put in the inbox, and taken by the loop, so far: the loop takes
+        /// them in order, so the count says which queued change a take belongs to.
+        var changesQueued: UInt64 = 0
+        var changesTaken: UInt64 = 0
+        /// The active subscribers' stores by name, for delivery.
+        var routes = RouteIndex()
         var presenceState: [String: JSONValue] = [:]
         var isShutDown = false
         /// The names of the loop's current long-poll while it is receiving; `nil` otherwise.
         var receiving: SubscriptionNames?
+    }
+
+    private struct PendingChange: Sendable {
+        /// Which queued change carries it (``State/changesQueued`` when it was queued).
+        var number: UInt64
+        var timetoken: Timetoken?
     }
 
     private let state = Locked(State())
@@ -85,10 +108,18 @@ package final class RealtimeHub: Sendable {
         timetoken: Timetoken? = nil, state newState: [String: JSONValue]? = nil
     ) {
         state.withLock { state in
-            state.clientChannels.formUnion(adding.channels)
-            state.clientGroups.formUnion(adding.groups)
-            state.clientChannels.subtract(removing.channels)
-            state.clientGroups.subtract(removing.groups)
+            for name in adding.channels where state.clientChannels.insert(name).inserted {
+                state.channelHolders[name, default: 0] += 1
+            }
+            for name in adding.groups where state.clientGroups.insert(name).inserted {
+                state.groupHolders[name, default: 0] += 1
+            }
+            for name in removing.channels where state.clientChannels.remove(name) != nil {
+                Self.release(name, in: &state.channelHolders)
+            }
+            for name in removing.groups where state.clientGroups.remove(name) != nil {
+                Self.release(name, in: &state.groupHolders)
+            }
             for name in removing.channels + removing.groups { state.presenceState[name] = nil }
             if let newState { state.presenceState.merge(newState) { _, new in new } }
             sync(&state, timetoken: timetoken)
@@ -98,7 +129,10 @@ package final class RealtimeHub: Sendable {
     /// Starts delivering to `subscriber` and subscribes its names.
     package func activate(_ subscriber: any RealtimeSubscriber, timetoken: Timetoken? = nil) {
         state.withLock { state in
-            state.subscribers[ObjectIdentifier(subscriber)] = subscriber
+            let id = ObjectIdentifier(subscriber)
+            state.subscribers[id] = subscriber
+            state.routes.set(subscriber.routes, for: id)
+            Self.hold(subscriber.subscribedNames, for: id, in: &state)
             sync(&state, timetoken: timetoken)
         }
     }
@@ -106,7 +140,10 @@ package final class RealtimeHub: Sendable {
     /// Stops delivering to `subscriber` and unsubscribes names nobody else holds.
     package func deactivate(_ subscriber: any RealtimeSubscriber) {
         state.withLock { state in
-            guard state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) != nil else { return }
+            let id = ObjectIdentifier(subscriber)
+            guard state.subscribers.removeValue(forKey: id) != nil else { return }
+            state.routes.remove(id)
+            Self.hold(nil, for: id, in: &state)
             sync(&state, timetoken: nil)
         }
     }
@@ -145,6 +182,10 @@ package final class RealtimeHub: Sendable {
                 state.clientChannels = []
                 state.clientGroups = []
                 state.subscribers = [:]
+                state.subscriberNames = [:]
+                state.channelHolders = [:]
+                state.groupHolders = [:]
+                state.routes = RouteIndex()
                 state.presenceState = [:]
                 sync(&state, timetoken: nil)
             }
@@ -168,23 +209,59 @@ package final class RealtimeHub: Sendable {
         }
     }
 
-    /// Sends the loop the full set; called with the lock held so the order of changes is kept.
+    /// Tells the loop the set changed; called with the lock held so the order of changes is kept.
+    /// While an earlier change waits in the inbox nothing more is queued: that one carries the
+    /// full set as it is when the loop takes it, so subscribing 10,000 names one by one costs the
+    /// loop a handful of changes, not 10,000 copies of a growing list. A change that empties the
+    /// set is always queued by itself.
     private func sync(_ state: inout State, timetoken: Timetoken?) {
         guard !state.isShutDown else { return }
+        // Emptying the set is queued on its own: the loop must see it (it forgets the cursor).
+        let isEmpty = state.channelHolders.isEmpty && state.groupHolders.isEmpty
+        if state.pendingChange != nil, !isEmpty {
+            if let timetoken { state.pendingChange?.timetoken = timetoken }
+            return
+        }
+        state.changesQueued &+= 1
+        state.pendingChange = isEmpty ? nil : PendingChange(number: state.changesQueued, timetoken: timetoken)
         let names = Self.union(state)
         sentEvents.withLock { $0 &+= 1 }
         inbox.yield(.subscriptionChanged(channels: names.channels, groups: names.groups, timetoken: timetoken))
     }
 
-    private static func union(_ state: State) -> SubscriptionNames {
-        var channels = state.clientChannels
-        var groups = state.clientGroups
-        for subscriber in state.subscribers.values {
-            let names = subscriber.subscribedNames
-            channels.formUnion(names.channels)
-            groups.formUnion(names.groups)
+    /// The change the loop should handle for a `subscriptionChanged` it took from the inbox (the
+    /// loop calls this once per such event, in order): the full set now, with the latest timetoken
+    /// asked for since, when later changes were folded into that event; nil when none were (the
+    /// event then stands as it is).
+    package func takeSubscriptionChange() -> SubscribeStateMachine.Event? {
+        state.withLock { state in
+            state.changesTaken &+= 1
+            guard let pending = state.pendingChange, pending.number == state.changesTaken else { return nil }
+            state.pendingChange = nil
+            let names = Self.union(state)
+            return .subscriptionChanged(channels: names.channels, groups: names.groups, timetoken: pending.timetoken)
         }
-        return SubscriptionNames(channels: channels.sorted(), groups: groups.sorted())
+    }
+
+    private static func union(_ state: State) -> SubscriptionNames {
+        SubscriptionNames(channels: state.channelHolders.keys.sorted(), groups: state.groupHolders.keys.sorted())
+    }
+
+    /// Replaces the names held for subscriber `id` with `names` (none when nil).
+    private static func hold(_ names: SubscriptionNames?, for id: ObjectIdentifier, in state: inout State) {
+        if let old = state.subscriberNames.removeValue(forKey: id) {
+            for name in Set(old.channels) { release(name, in: &state.channelHolders) }
+            for name in Set(old.groups) { release(name, in: &state.groupHolders) }
+        }
+        guard let names else { return }
+        state.subscriberNames[id] = names
+        for name in Set(names.channels) { state.channelHolders[name, default: 0] += 1 }
+        for name in Set(names.groups) { state.groupHolders[name, default: 0] += 1 }
+    }
+
+    private static func release(_ name: String, in holders: inout [String: Int]) {
+        guard let count = holders[name] else { return }
+        holders[name] = count > 1 ? count - 1 : nil
     }
 
     /// How many events the hub has put in the loop's inbox (counted before each is queued): the
@@ -193,22 +270,30 @@ package final class RealtimeHub: Sendable {
 
     // MARK: Delivering
 
-    /// Sends the loop an event that is not a subscription change.
+    /// Sends the loop an event that is not a subscription change. A change queued before it is
+    /// handled as it was then; a change after it is queued anew, so the loop sees the two in the
+    /// order they happened.
     package func send(_ event: SubscribeStateMachine.Event) {
         sentEvents.withLock { $0 &+= 1 }
-        inbox.yield(event)
+        state.withLock { state in
+            state.pendingChange = nil
+            inbox.yield(event)
+        }
     }
 
     /// Fans events out: every event to the client-level listeners, and to each subscriber whose
-    /// names match its `b ?? c`. Streams get them at once; closures and listener objects in the
-    /// completion context, in order, with no lock held.
+    /// names match its `b ?? c` (looked up in the route index, so the subscribers that did not ask
+    /// for the event's name are never visited). Streams get them at once; closures and listener
+    /// objects in the completion context, in order, with no lock held.
     package func deliver(_ envelopes: [SubscribeEnvelope]) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
         var batches: [ObjectIdentifier: (store: ListenerStore, events: [PubNubEvent])] = [:]
         var order: [ObjectIdentifier] = []
         var all: [PubNubEvent] = []
         all.reserveCapacity(envelopes.count)
-        for envelope in envelopes {
+        let targets = state.withLock { state in
+            envelopes.map { state.routes.stores(forMatch: $0.match, channel: $0.channel) }
+        }
+        for (envelope, stores) in zip(envelopes, targets) {
             let decoded = PubNubEvent(envelope: envelope)
             let (event, warning) = dataSync.withLock { $0.process(decoded) }
             if let warning {
@@ -216,17 +301,13 @@ package final class RealtimeHub: Sendable {
                 logger?.log(.warning, .datasync, warning.description)
             }
             all.append(event)
-            var seen: Set<ObjectIdentifier> = []
-            for subscriber in subscribers {
-                for store in subscriber.stores(forMatch: envelope.match, channel: envelope.channel) {
-                    let key = ObjectIdentifier(store)
-                    guard seen.insert(key).inserted else { continue }
-                    if batches[key] == nil {
-                        batches[key] = (store, [])
-                        order.append(key)
-                    }
-                    batches[key]?.events.append(event)
+            for store in stores {
+                let key = ObjectIdentifier(store)
+                if batches[key] == nil {
+                    batches[key] = (store, [])
+                    order.append(key)
                 }
+                batches[key]?.events.append(event)
             }
         }
         var calls = clientStore.deliver(all)
@@ -236,6 +317,10 @@ package final class RealtimeHub: Sendable {
         }
         run(calls)
     }
+
+    /// How many route entries deliveries have examined so far: the counting hook that shows a
+    /// message for one channel visits only the subscriptions that asked for it.
+    package var routeEntriesVisited: Int { state.withLock { $0.routes.visited } }
 
     /// Reports a status to the client-level listeners and the status streams.
     package func deliver(_ status: PubNubStatus) {
@@ -281,7 +366,10 @@ package final class RealtimeHub: Sendable {
     package func shutDown() {
         let subscribers = state.withLock { state in
             state.isShutDown = true
-            defer { state.subscribers = [:] }
+            defer {
+                state.subscribers = [:]
+                state.routes = RouteIndex()
+            }
             return Array(state.subscribers.values)
         }
         inbox.finish()

@@ -53,7 +53,11 @@ package actor SubscribeLoop {
     /// Handles inbox events until the inbox finishes.
     package func run(_ inbox: AsyncStream<SubscribeStateMachine.Event>) async {
         for await event in inbox {
-            handle(event)
+            if case .subscriptionChanged = event {
+                handle(hub.takeSubscriptionChange() ?? event)
+            } else {
+                handle(event)
+            }
             handledEvents.withLock { $0 &+= 1 }
         }
         shutDownNow()

@@ -325,9 +325,14 @@ package struct SubscribeStateMachine: Sendable {
     private var presenceEffect: Effect { .presenceChanged(channels: channels, groups: groups) }
 
     private mutating func changeSubscription(channels: [String], groups: [String], timetoken: Timetoken?) -> [Effect] {
-        let removedChannels = self.channels.filter { !channels.contains($0) }
-        let removedGroups = self.groups.filter { !groups.contains($0) }
-        let added = channels.contains { !self.channels.contains($0) } || groups.contains { !self.groups.contains($0) }
+        // Sets, so a change to a client holding thousands of names is linear in them.
+        let newChannels = Set(channels)
+        let newGroups = Set(groups)
+        let oldChannels = Set(self.channels)
+        let oldGroups = Set(self.groups)
+        let removedChannels = self.channels.filter { !newChannels.contains($0) }
+        let removedGroups = self.groups.filter { !newGroups.contains($0) }
+        let added = channels.contains { !oldChannels.contains($0) } || groups.contains { !oldGroups.contains($0) }
         let removed = !removedChannels.isEmpty || !removedGroups.isEmpty
         let wasActive = state != .stopped
         self.channels = channels

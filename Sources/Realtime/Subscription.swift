@@ -108,9 +108,7 @@ public final class Subscription: EventListenerHolding, RealtimeSubscriber {
 
     package var subscribedNames: SubscriptionNames { SubscriptionNames(channels: channels, groups: channelGroups) }
 
-    package func stores(forMatch match: String, channel: String) -> [ListenerStore] {
-        subscribedNames.matches(match: match, channel: channel) ? [listenerStore] : []
-    }
+    package var routes: [SubscriberRoute] { [SubscriberRoute(names: subscribedNames, stores: [listenerStore])] }
 
     package func forceUnsubscribed() {
         holds.withLock { $0 = Holds() }
@@ -218,10 +216,8 @@ public final class SubscriptionSet: EventListenerHolding, RealtimeSubscriber {
             groups: Array(Set(members.flatMap(\.channelGroups))).sorted())
     }
 
-    package func stores(forMatch match: String, channel: String) -> [ListenerStore] {
-        let matching = subscriptions.filter { !$0.stores(forMatch: match, channel: channel).isEmpty }
-        guard !matching.isEmpty else { return [] }
-        return [listenerStore] + matching.map(\.listenerStore)
+    package var routes: [SubscriberRoute] {
+        subscriptions.map { SubscriberRoute(names: $0.subscribedNames, stores: [listenerStore, $0.listenerStore]) }
     }
 
     package func forceUnsubscribed() {

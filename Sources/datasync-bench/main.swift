@@ -42,6 +42,12 @@ let groups: [BenchGroup] = [
         name: "realtime", run: RealtimeBenchmarks.run,
         summary: "subscribe-answer decode vs the Python SDK, publish-to-onMessage latency, 1,000 subscriptions"),
     BenchGroup(
+        name: "subscriptions", run: SubscriptionsBench.run,
+        summary: "heap per subscription with a listener (1,000 and 10,000), one message with 10,000 held vs 10"),
+    BenchGroup(
+        name: "idle", run: IdleBench.run,
+        summary: "context switches and CPU per minute of one idle subscription vs the same process with no client"),
+    BenchGroup(
         name: "realtime-decode", run: RealtimeBenchmarks.decodeRows,
         summary: "the realtime group's decode rows alone: subscribe answer vs the Python SDK, parse vs json.loads"),
     BenchGroup(

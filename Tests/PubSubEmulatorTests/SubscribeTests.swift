@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import JSONCore
 import Testing
 
@@ -27,6 +28,33 @@ import Testing
         let reply = await held.value
         #expect(reply.payloads == ["hi"])
         #expect(reply.cursor == sent)
+    }
+
+    @Test func heldReceivesShareOneTimerAndEachAnswersAtItsOwnDeadline() async throws {
+        let client = try PubSubClient()
+        let cursor = try await client.handshake("room", query: "")
+        var held: [Task<PubSubReply, Never>] = []
+        for index in 0..<20 {
+            held.append(await client.held("room", tt: cursor, query: "", already: index))
+            await client.clock.waitForSleepers(1)
+            // Each long-poll held costs no sleep of its own on the clock (one each before).
+            #expect(client.clock.sleeperCount == 1)
+            client.clock.advance(by: .seconds(1))
+        }
+        // The first was held 20 s ago: 260 s more and it is due, the others 1 s apart after it.
+        client.clock.advance(by: .seconds(260))
+        let first = await held[0].value
+        #expect(first.status == 200 && first.messages.isEmpty)
+        #expect(await eventually { client.emulator.heldSubscribeCount <= 19 })
+        #expect(client.emulator.heldSubscribeCount == 19)
+        client.clock.advance(by: .seconds(9))
+        for task in held[1...9] { #expect(await task.value.status == 200) }
+        #expect(client.emulator.heldSubscribeCount == 10)
+        client.clock.advance(by: .seconds(10))
+        for task in held[10...] { #expect(await task.value.status == 200) }
+        #expect(client.emulator.heldSubscribeCount == 0)
+        // Nothing held, nothing sleeping: an idle emulator keeps no timer for long-polls.
+        #expect(await eventually { client.clock.sleeperCount == 0 })
     }
 
     @Test func aHeldReceiveAnswersEmptyAfter280SecondsOfTheEmulatorClock() async throws {

@@ -203,15 +203,8 @@ struct PubSubService: EmulatorService {
     private func waitForEvent(
         subscribeKey: String, head: UInt64, matcher: Subscription.Matcher, deadline: EmulatorClock.Instant
     ) async {
-        let waiters = bus.waiters
-        let clock = bus.clock
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await waiters.wait(subscribeKey: subscribeKey, seen: head) { matcher.accepts($0) }
-            }
-            group.addTask { try? await clock.sleep(until: deadline) }
-            await group.next()
-            group.cancelAll()
+        await bus.waiters.wait(subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock) {
+            matcher.accepts($0)
         }
     }
 

@@ -1,18 +1,26 @@
 import EmulatorHTTP
 import PubNubBase
 
-/// Held subscribe long-polls waiting for their keyset's log to grow.
+/// Held subscribe long-polls waiting for their keyset's log to grow or their deadline to pass.
 ///
 /// A waiter registers the log head it last looked at; registration and the bus's "the head moved"
 /// both take one lock, so an event published between a waiter's look at the log and its
 /// registration still wakes it (it finds the head already past what it saw and returns at once).
 /// A wake is only a hint to look again: the woken long-poll re-reads the log on the bus actor.
 /// Cancellation (the client went away) resumes the waiter too, and its caller then gives up.
+///
+/// Deadlines are kept here rather than by a sleep per long-poll: one sweeper task sleeps on the
+/// emulator clock until the earliest deadline and resumes the waiters whose time has come. A held
+/// long-poll is then one suspended task and one entry in this table, where a task group with a
+/// waiting child and a sleeping child (and the clock's timer task behind the sleep) cost four
+/// tasks per subscriber.
 final class WaiterRegistry: Sendable {
     private struct Waiter {
         let subscribeKey: String
         let interest: @Sendable (String) -> Bool
         let continuation: CheckedContinuation<Void, Never>
+        /// Nanoseconds since 1970 on the emulator clock.
+        let deadline: Int64
     }
 
     private struct State {
@@ -20,6 +28,11 @@ final class WaiterRegistry: Sendable {
         var heads: [String: UInt64] = [:]
         var waiters: [UInt64: Waiter] = [:]
         var cancelledEarly: Set<UInt64> = []
+        /// The sweeper running now, the deadline it sleeps until, and its generation (a sweeper
+        /// replaced by one for an earlier deadline stops at its next look).
+        var sweeper: Task<Void, Never>?
+        var sweeperTarget: Int64?
+        var sweeperGeneration: UInt64 = 0
     }
 
     private let state = Locked(State())
@@ -36,14 +49,19 @@ final class WaiterRegistry: Sendable {
                 entry.value.subscribeKey == subscribeKey && (channel.map(entry.value.interest) ?? true)
             }
             for id in due.keys { state.waiters[id] = nil }
+            Self.stopSweeperIfIdle(&state)
             return due.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
 
     /// Suspends until the log of `subscribeKey` moves past `seen` with an event `interest`
-    /// accepts (or any change when woken without a channel), or until the task is cancelled.
-    func wait(subscribeKey: String, seen: UInt64, interest: @escaping @Sendable (String) -> Bool) async {
+    /// accepts (or any change when woken without a channel), until `clock` reaches `deadline`, or
+    /// until the task is cancelled.
+    func wait(
+        subscribeKey: String, seen: UInt64, until deadline: EmulatorClock.Instant, on clock: EmulatorClock,
+        interest: @escaping @Sendable (String) -> Bool
+    ) async {
         let id = state.withLock { state in
             state.next += 1
             return state.next
@@ -53,19 +71,81 @@ final class WaiterRegistry: Sendable {
                 let immediate: Bool = state.withLock { state in
                     if state.cancelledEarly.remove(id) != nil { return true }
                     if (state.heads[subscribeKey] ?? 0) > seen { return true }
+                    if clock.now >= deadline { return true }
                     state.waiters[id] = Waiter(
-                        subscribeKey: subscribeKey, interest: interest, continuation: continuation)
+                        subscribeKey: subscribeKey, interest: interest, continuation: continuation,
+                        deadline: deadline.nanosecondsSince1970)
+                    if state.sweeperTarget.map({ deadline.nanosecondsSince1970 < $0 }) ?? true {
+                        startSweeper(&state, clock: clock)
+                    }
                     return false
                 }
                 if immediate { continuation.resume() }
             }
         } onCancel: {
             let waiter: Waiter? = state.withLock { state in
-                if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
+                if let waiter = state.waiters.removeValue(forKey: id) {
+                    Self.stopSweeperIfIdle(&state)
+                    return waiter
+                }
                 state.cancelledEarly.insert(id)
                 return nil
             }
             waiter?.continuation.resume()
         }
+    }
+
+    /// Replaces the sweeper with one that starts from the earliest deadline held now.
+    private func startSweeper(_ state: inout State, clock: EmulatorClock) {
+        state.sweeper?.cancel()
+        state.sweeperGeneration &+= 1
+        let generation = state.sweeperGeneration
+        state.sweeperTarget = Self.earliest(state.waiters)
+        state.sweeper = Task { [weak self] in
+            while let self, let target = self.target(of: generation) {
+                guard (try? await clock.sleep(until: EmulatorClock.Instant(nanosecondsSince1970: target))) != nil
+                else { return }
+                self.expire(generation: generation, now: clock.now.nanosecondsSince1970)
+            }
+        }
+    }
+
+    /// The deadline the sweeper of `generation` sleeps until next, or nil when it should stop
+    /// (replaced, or nothing held any more: the next waiter starts a new one).
+    private func target(of generation: UInt64) -> Int64? {
+        state.withLock { state in
+            guard state.sweeperGeneration == generation else { return nil }
+            guard let target = state.sweeperTarget else {
+                state.sweeper = nil
+                return nil
+            }
+            return target
+        }
+    }
+
+    /// Resumes the waiters whose deadline is at or before `now` and moves the sweeper's target to
+    /// the earliest one left.
+    private func expire(generation: UInt64, now: Int64) {
+        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            guard state.sweeperGeneration == generation else { return [] }
+            let due = state.waiters.filter { $0.value.deadline <= now }
+            for id in due.keys { state.waiters[id] = nil }
+            state.sweeperTarget = Self.earliest(state.waiters)
+            return due.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// With nothing held, no sweeper sleeps: an idle emulator keeps no timer for long-polls.
+    private static func stopSweeperIfIdle(_ state: inout State) {
+        guard state.waiters.isEmpty, state.sweeper != nil else { return }
+        state.sweeper?.cancel()
+        state.sweeper = nil
+        state.sweeperTarget = nil
+        state.sweeperGeneration &+= 1
+    }
+
+    private static func earliest(_ waiters: [UInt64: Waiter]) -> Int64? {
+        waiters.values.lazy.map(\.deadline).min()
     }
 }
