@@ -13,19 +13,6 @@ private let wifi = NetworkPathUpdate(isSatisfied: true, interfaces: ["en0"])
 private let cellular = NetworkPathUpdate(isSatisfied: true, interfaces: ["pdp_ip0"])
 private let offline = NetworkPathUpdate(isSatisfied: false)
 
-/// A machine subscribed to `a`, receiving from 100@7.
-private func receiving(_ settings: Machine.Settings = Machine.Settings(policy: .exponential(maximumJitter: .zero)))
-    -> Machine
-{
-    var machine = Machine(settings: settings)
-    _ = machine.handle(.subscriptionChanged(channels: ["a"], groups: [], timetoken: nil))
-    _ = machine.handle(
-        .responseReceived(
-            id: machine.generation,
-            response: SubscribeResponse(cursor: SubscribeCursor(timetoken: 100, region: 7), envelopes: [])))
-    return machine
-}
-
 private func categories(_ effects: [Machine.Effect]) -> [PubNubStatus.Category] {
     effects.compactMap { effect in
         if case .emitStatus(let status, _) = effect { return status.category }
@@ -60,7 +47,7 @@ struct NetworkPathTests {
 
     @Test("the first update is only the starting point; a repeated one changes nothing")
     func firstUpdateIsStartingPoint() {
-        var machine = receiving()
+        var machine = receivingFrom100()
         #expect(machine.handle(.networkPath(wifi)).isEmpty)
         #expect(machine.handle(.networkPath(wifi)).isEmpty)
         #expect(machine.state == .receiving)
@@ -68,7 +55,7 @@ struct NetworkPathTests {
 
     @Test("losing the path gives the held long-poll up at once, and its return ends the wait")
     func lossThenReturn() {
-        var machine = receiving()
+        var machine = receivingFrom100()
         _ = machine.handle(.networkPath(wifi))
         let lost = machine.handle(.networkPath(offline))
         #expect(lost.first == .cancelPending)
@@ -94,7 +81,7 @@ struct NetworkPathTests {
 
     @Test("a switch of interfaces restarts a held long-poll from its cursor, even with restore off")
     func interfaceSwitch() {
-        var machine = receiving(Machine.Settings(policy: .exponential(maximumJitter: .zero), restore: false))
+        var machine = receivingFrom100(Machine.Settings(policy: .exponential(maximumJitter: .zero), restore: false))
         _ = machine.handle(.networkPath(wifi))
         let switched = machine.handle(.networkPath(cellular))
         #expect(switched.first == .cancelPending)
@@ -120,11 +107,11 @@ struct NetworkPathTests {
         var stopped = Machine(settings: Machine.Settings(policy: .exponential(maximumJitter: .zero)))
         #expect(stopped.handle(.networkPath(offline)).isEmpty)
         #expect(stopped.handle(.networkPath(wifi)).isEmpty)
-        var manual = receiving(Machine.Settings(policy: .none))
+        var manual = receivingFrom100(Machine.Settings(policy: .none))
         _ = manual.handle(.networkPath(wifi))
         #expect(manual.handle(.networkPath(offline)).isEmpty)
         #expect(manual.state == .receiving)
-        var erroring = receiving()
+        var erroring = receivingFrom100()
         _ = erroring.handle(.networkPath(wifi))
         let unavailable = Machine.Failure(category: .networkIssues, statusCode: 503, isRetryable: true)
         _ = erroring.handle(.requestFailed(id: erroring.generation, failure: unavailable))

@@ -11,17 +11,6 @@ private func signal(_ outcome: OriginHealth.Outcome) -> Machine.Event {
     .origin(OriginHealth.Signal(outcome: outcome, sequence: 1))
 }
 
-/// A machine subscribed to `a` and receiving from 100@7.
-private func receiving(_ settings: Machine.Settings) -> Machine {
-    var machine = Machine(settings: settings)
-    _ = machine.handle(.subscriptionChanged(channels: ["a"], groups: [], timetoken: nil))
-    _ = machine.handle(
-        .responseReceived(
-            id: machine.generation,
-            response: SubscribeResponse(cursor: SubscribeCursor(timetoken: 100, region: 7), envelopes: [])))
-    return machine
-}
-
 private let noJitter = Machine.Settings(policy: .exponential(maximumJitter: .zero))
 
 @Suite("Recovering after an outage: what ends a reconnection wait, probes, the short schedule, dead long-polls")
@@ -30,7 +19,7 @@ struct RecoveryTests {
 
     @Test("an answer from the origin ends a wait after a connection failure, once; after an error answer it does not")
     func answerEndsConnectionWaitOnly() {
-        var machine = receiving(noJitter)
+        var machine = receivingFrom100(noJitter)
         let refused = Machine.Failure(category: .networkIssues, isRetryable: true, connection: .failedFast)
         _ = machine.handle(.requestFailed(id: machine.generation, failure: refused))
         let id = machine.generation
@@ -38,7 +27,7 @@ struct RecoveryTests {
         #expect(machine.handle(signal(.answered)).isEmpty, "a wait is shortened once")
         #expect(machine.handle(.reconnectTimerFired(id: id)) == [.handshake(id: id + 1, channels: ["a"], groups: [])])
 
-        var erroring = receiving(noJitter)
+        var erroring = receivingFrom100(noJitter)
         let unavailable = Machine.Failure(category: .networkIssues, statusCode: 503, isRetryable: true)
         _ = erroring.handle(.requestFailed(id: erroring.generation, failure: unavailable))
         #expect(erroring.handle(signal(.answered)).isEmpty, "a 5xx keeps the policy's wait")
@@ -47,7 +36,7 @@ struct RecoveryTests {
     @Test("a request that timed out or could not connect while a long-poll is held restarts it from its cursor")
     func suspectLongPoll() throws {
         // Even with restore off: the restart is the SDK's suspicion, not a reconnection the app asked for.
-        var machine = receiving(Machine.Settings(policy: .exponential(maximumJitter: .zero), restore: false))
+        var machine = receivingFrom100(Machine.Settings(policy: .exponential(maximumJitter: .zero), restore: false))
         let effects = machine.handle(signal(.timedOut))
         let id = machine.generation
         #expect(effects.first == .cancelPending)
@@ -75,10 +64,10 @@ struct RecoveryTests {
 
     @Test("a lost pooled connection, or any signal with reconnection off, leaves a held long-poll alone")
     func notSuspect() {
-        var machine = receiving(noJitter)
+        var machine = receivingFrom100(noJitter)
         #expect(machine.handle(signal(.connectionLost)).isEmpty)
         #expect(machine.handle(signal(.answered)).isEmpty)
-        var manual = receiving(Machine.Settings(policy: .none))
+        var manual = receivingFrom100(Machine.Settings(policy: .none))
         #expect(manual.handle(signal(.timedOut)).isEmpty)
         #expect(manual.handle(signal(.cannotConnect)).isEmpty)
         #expect(manual.state == .receiving)

@@ -173,3 +173,17 @@ func makeClient(
     configure(&configuration)
     return PubNub(configuration: configuration)
 }
+
+/// A subscribe state machine subscribed to `a` and receiving from 100@7 (no jitter by default).
+func receivingFrom100(
+    _ settings: SubscribeStateMachine.Settings = SubscribeStateMachine.Settings(
+        policy: .exponential(maximumJitter: .zero))
+) -> SubscribeStateMachine {
+    var machine = SubscribeStateMachine(settings: settings)
+    _ = machine.handle(.subscriptionChanged(channels: ["a"], groups: [], timetoken: nil))
+    _ = machine.handle(
+        .responseReceived(
+            id: machine.generation,
+            response: SubscribeResponse(cursor: SubscribeCursor(timetoken: 100, region: 7), envelopes: [])))
+    return machine
+}
