@@ -21,25 +21,13 @@ import sys
 
 from pubnub.crypto import AesCbcCryptoModule
 from pubnub.models.consumer.message_actions import PNMessageAction
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
+from interop_common import check, configuration, failures
 
 
 def client(origin, publish_key, subscribe_key, user_id, cipher_key=None):
-    config = PNConfiguration()
-    config.publish_key = publish_key
-    config.subscribe_key = subscribe_key
-    config.user_id = user_id
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
+    config = configuration(origin, publish_key, subscribe_key, user_id)
     if cipher_key:
         config.cipher_key = cipher_key
         config.use_random_initialization_vector = True

@@ -11,19 +11,16 @@ import sys
 
 from pubnub.exceptions import PubNubException
 from pubnub.models.consumer.v3.channel import Channel
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
+
+from interop_common import configuration
+
 
 from pubsub_interop import Recorder, check, failures
 
 
 def client(origin, publish_key, subscribe_key, user_id, secret_key=None):
-    config = PNConfiguration()
-    config.publish_key = publish_key
-    config.subscribe_key = subscribe_key
-    config.user_id = user_id
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
+    config = configuration(origin, publish_key, subscribe_key, user_id)
     if secret_key:
         config.secret_key = secret_key
     return PubNubAsyncio(config)

@@ -9,26 +9,14 @@ import sys
 
 from pubnub.callbacks import SubscribeCallback
 from pubnub.enums import PNStatusCategory
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
+from interop_common import check, configuration, failures
+
+
 WAIT = 15.0
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
-
-
 def client(origin, publish_key, subscribe_key, user_id, compress=False):
-    config = PNConfiguration()
-    config.publish_key = publish_key
-    config.subscribe_key = subscribe_key
-    config.user_id = user_id
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
+    config = configuration(origin, publish_key, subscribe_key, user_id)
     config.should_compress = compress
     return PubNubAsyncio(config)
 

@@ -17,20 +17,17 @@ import sys
 from pubnub.callbacks import SubscribeCallback
 from pubnub.crypto import AesCbcCryptoModule, LegacyCryptoModule
 from pubnub.enums import PNStatusCategory
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
+
+from interop_common import configuration
+
 
 CIPHER_KEY = "interop-key"
 WAIT = 20.0
 
 
 def client(origin, user_id, module=None):
-    config = PNConfiguration()
-    config.publish_key = "demo"
-    config.subscribe_key = "demo"
-    config.user_id = user_id
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
+    config = configuration(origin, "demo", "demo", user_id)
     if module is not None:
         config.cipher_key = CIPHER_KEY
         config.crypto_module = module(config)
