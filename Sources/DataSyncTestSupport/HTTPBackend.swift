@@ -6,9 +6,9 @@ public import Transport
 /// The backends differ where apps notice (connection reuse, how a reset or a timeout surfaces), so
 /// an integration test that runs on one only proves half of what users get.
 public enum HTTPBackend: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// ``CurlHTTPClient``: libcurl, loaded at run time.
+    /// `CurlHTTPClient`: libcurl, loaded at run time.
     case curl
-    /// ``URLSessionHTTPClient``: Foundation's `URLSession`.
+    /// `URLSessionHTTPClient`: Foundation's `URLSession`.
     case urlSession
 
     /// `curl` or `urlSession`, as test arguments are shown.
@@ -16,7 +16,7 @@ public enum HTTPBackend: String, CaseIterable, Sendable, CustomStringConvertible
 
     /// A new client of this backend.
     ///
-    /// - Throws: ``TransportError`` when the backend cannot start (libcurl missing, or a
+    /// - Throws: `TransportError` when the backend cannot start (libcurl missing, or a
     ///   configuration the backend refuses).
     public func makeClient(_ configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws
         -> any HTTPClient

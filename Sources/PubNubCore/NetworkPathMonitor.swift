@@ -29,7 +29,7 @@ public struct NetworkPathUpdate: Sendable, Hashable {
 /// once instead of waiting for a long-poll or a backoff step to time out.
 ///
 /// On Apple platforms ``PubNubConfiguration/networkPathMonitor`` defaults to
-/// ``SystemNetworkPathMonitor`` (the Network framework's path monitor). Elsewhere it is `nil`:
+/// `SystemNetworkPathMonitor` (the Network framework's path monitor). Elsewhere it is `nil`:
 /// TCP keep-alive and the loop's own probes notice a dead network there. Supply your own
 /// conformance to feed changes from another source, or a fake in tests.
 ///

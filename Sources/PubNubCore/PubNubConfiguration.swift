@@ -161,7 +161,7 @@ public struct PubNubConfiguration: Sendable {
     public var reconnectionProbeInterval: Duration? = .seconds(2)
 
     /// What tells the subscribe loop that the device's network path changed: on Apple platforms a
-    /// ``SystemNetworkPathMonitor`` by default, elsewhere `nil`.
+    /// `SystemNetworkPathMonitor` by default, elsewhere `nil`.
     ///
     /// When the path is lost, a held long-poll is given up at once (the status stream says
     /// `unexpectedDisconnect` rather than staying "connected" until the subscribe timeout); when
@@ -171,7 +171,7 @@ public struct PubNubConfiguration: Sendable {
     /// Documentation/Realtime.md.
     public var networkPathMonitor: (any NetworkPathMonitor)? = PubNubConfiguration.defaultNetworkPathMonitor()
 
-    /// A new ``SystemNetworkPathMonitor`` where the Network framework exists, otherwise `nil`.
+    /// A new `SystemNetworkPathMonitor` where the Network framework exists, otherwise `nil`.
     public static func defaultNetworkPathMonitor() -> (any NetworkPathMonitor)? {
         #if canImport(Network)
             return SystemNetworkPathMonitor()
