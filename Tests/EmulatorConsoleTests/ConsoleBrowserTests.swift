@@ -51,14 +51,8 @@ struct ConsoleBrowserTests {
     }
 
     private func drive(emulator: Emulator, base: URL, browser: Chromium, artifacts: URL) async throws {
-        let page = try await DevToolsPage.connect(port: browser.port)
-        try await page.call(
-            "Emulation.setDeviceMetricsOverride",
-            ["width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false])
-        try await page.call("Page.enable")
-        let console = try #require(await emulator.consoleURL)
-        try await page.call("Page.navigate", ["url": .string(console.absoluteString + "#keyset=demo&collection=users")])
-        try await page.waitUntil("document.documentElement.dataset.ready === '1'", "the console to load")
+        let page = try await DevToolsPage.openConsole(
+            of: emulator, in: browser, fragment: "#keyset=demo&collection=users", width: 1280)
         try await page.waitUntil(
             #"document.querySelector('#object-table tbody tr[data-id="alice"]')"#, "the seeded user in the list")
         #expect(try await page.evaluate("document.title") == "DataSync emulator console")

@@ -28,14 +28,7 @@ struct ConsoleFaultsTests {
     }
 
     private func drive(emulator: Emulator, base: URL, browser: Chromium, artifacts: URL) async throws {
-        let page = try await DevToolsPage.connect(port: browser.port)
-        try await page.call(
-            "Emulation.setDeviceMetricsOverride",
-            ["width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false])
-        try await page.call("Page.enable")
-        let console = try #require(await emulator.consoleURL)
-        try await page.call("Page.navigate", ["url": .string(console.absoluteString + "#keyset=demo")])
-        try await page.waitUntil("document.documentElement.dataset.ready === '1'", "the console to load")
+        let page = try await DevToolsPage.openConsole(of: emulator, in: browser, fragment: "#keyset=demo", width: 1400)
         try await page.waitUntil(
             "document.getElementById('faults').textContent.includes('No faults queued.')", "the empty faults list")
 

@@ -33,11 +33,7 @@ struct ConsoleHistoryTests {
         try await withConsoleBrowser(
             emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-history.log")
         ) { _, browser in
-            let page = try await DevToolsPage.connect(port: browser.port)
-            try await page.call("Page.enable")
-            let console = try #require(await emulator.consoleURL)
-            try await page.call("Page.navigate", ["url": .string(console.absoluteString + "#keyset=demo")])
-            try await page.waitUntil("document.documentElement.dataset.ready === '1'", "the console to load")
+            let page = try await DevToolsPage.openConsole(of: emulator, in: browser, fragment: "#keyset=demo")
             try await page.waitUntil(
                 #"[...document.querySelectorAll('#history-channels button')].some(b => b.textContent === 'lobby')"#,
                 "the channel with history listed")

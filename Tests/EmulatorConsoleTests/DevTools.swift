@@ -328,3 +328,25 @@ func withConsoleBrowser(
     await browser.stop()
     await emulator.stop()
 }
+
+extension DevToolsPage {
+    /// Connects to `browser`'s page, gives it a `width`×900 viewport when `width` is set, opens the
+    /// emulator's console at `fragment` (such as `#keyset=demo`) and returns once it has loaded.
+    static func openConsole(
+        of emulator: Emulator, in browser: Chromium, fragment: String, width: Int? = nil
+    ) async throws -> DevToolsPage {
+        let page = try await connect(port: browser.port)
+        if let width {
+            try await page.call(
+                "Emulation.setDeviceMetricsOverride",
+                ["width": .int(Int64(width)), "height": 900, "deviceScaleFactor": 1, "mobile": false])
+        }
+        try await page.call("Page.enable")
+        guard let console = await emulator.consoleURL else {
+            throw BrowserFailure(description: "the emulator has no console URL")
+        }
+        try await page.call("Page.navigate", ["url": .string(console.absoluteString + fragment)])
+        try await page.waitUntil("document.documentElement.dataset.ready === '1'", "the console to load")
+        return page
+    }
+}

@@ -141,6 +141,8 @@ struct SoakTests {
                 id: Self.entityId,
                 operations: [.replace(path: "/payload/n", value: JSONValue.int(Int64(eTagsWritten.count)))])
             eTagsWritten.append(updated.eTag)
+            // Pacing, not waiting for a state: the soak runs against a real minute of faults and a
+            // real Python publisher, so the writes are spread over it.
             try await Task.sleep(for: .milliseconds(500))
         }
         let result = try await publisher.finish(timeout: .seconds(30))
@@ -206,13 +208,11 @@ struct SoakTests {
         }
     }
 
-    /// Waits, polling every 50 ms, until `condition` holds; fails naming `what` after two minutes
-    /// (the network is healed by then, so a wait that long means something is stuck).
-    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw SoakFailure("timed out waiting until \(what)") }
-            try await Task.sleep(for: .milliseconds(50))
+    /// Waits until `condition` holds; fails naming `what` after two minutes (the network is healed
+    /// by then, so a wait that long means something is stuck).
+    func waitUntil(_ what: String, _ condition: @Sendable () -> Bool) async throws {
+        guard await eventually(limit: .seconds(120), condition) else {
+            throw SoakFailure("timed out waiting until \(what)")
         }
     }
 }
