@@ -71,6 +71,24 @@ struct ClockControlTests {
         }
     }
 
+    @Test("the clock route refuses instants where presence and TTL arithmetic would saturate")
+    func setOutOfRange() async throws {
+        try await withServed(EmulatorConfiguration()) { served in
+            for time in ["3000-01-01T00:00:00Z", "2262-04-11T23:47:16Z", "1969-12-31T23:59:59Z"] {
+                let reply = try await served.send("POST", "/_emulator/v1/clock/set?time=\(time)")
+                #expect(reply.status == 400, "\(time)")
+                #expect(reply.text.contains("2200-01-01"), "\(reply.text)")
+            }
+            let last = try await served.send("POST", "/_emulator/v1/clock/set?time=2200-01-01T00:00:00Z")
+            #expect(last.status == 200)
+            // A heartbeat at the latest settable instant still times out when it should, not at once.
+            let beat = try await served.send("GET", "/v2/presence/sub-key/demo/channel/x/heartbeat?uuid=a&heartbeat=60")
+            #expect(beat.status == 200)
+            let here = try await served.send("GET", "/v2/presence/sub-key/demo/channel/x?uuid=b")
+            #expect(here.json?["occupancy"] == 1, "\(here.text)")
+        }
+    }
+
     @Test("advancing past a TTL removes the object at once, over HTTP and in process")
     func ttl() async throws {
         try await withServed { served in

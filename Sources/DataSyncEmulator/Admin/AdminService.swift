@@ -121,6 +121,14 @@ struct AdminService: EmulatorService {
                 return AdminWire.error(
                     400, #"give the instant as ?time=2026-01-01T00:00:00Z or {"time":"2026-01-01T00:00:00Z"}"#)
             }
+            // Presence expiries, TTLs and long-poll deadlines are instants a little after now; near
+            // the end of 64-bit nanoseconds (2262) they would all saturate to one instant and expire
+            // at once, so the route keeps the clock where they still work.
+            guard Self.settableTimes.contains(date) else {
+                return AdminWire.error(
+                    400,
+                    "the emulator's clock can be set from 1970-01-01T00:00:00Z up to 2200-01-01T00:00:00Z, not \(text)")
+            }
             await admin.setTime(date)
             return AdminWire.json(admin.clockJSON())
         case ["requests"]:
@@ -226,6 +234,9 @@ struct AdminService: EmulatorService {
         }
         return .success(step)
     }
+
+    /// The instants `clock/set` accepts: from the Unix epoch to 2200-01-01T00:00:00Z.
+    static let settableTimes = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 7_258_118_400)
 
     private static func limit(_ text: String?, default value: Int) -> Int {
         min(1_000, max(1, text.flatMap { Int($0) } ?? value))
