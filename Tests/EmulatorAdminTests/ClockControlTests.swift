@@ -79,8 +79,11 @@ struct ClockControlTests {
                 #expect(reply.status == 400, "\(time)")
                 #expect(reply.text.contains("2200-01-01"), "\(reply.text)")
             }
+            #expect(try await served.send("POST", "/_emulator/v1/clock/advance?days=100000").status == 400)
+            #expect(try await served.send("POST", "/_emulator/v1/clock/advance?days=-100000").status == 400)
             let last = try await served.send("POST", "/_emulator/v1/clock/set?time=2200-01-01T00:00:00Z")
             #expect(last.status == 200)
+            #expect(try await served.send("POST", "/_emulator/v1/clock/advance?seconds=1").status == 400)
             // A heartbeat at the latest settable instant still times out when it should, not at once.
             let beat = try await served.send("GET", "/v2/presence/sub-key/demo/channel/x/heartbeat?uuid=a&heartbeat=60")
             #expect(beat.status == 200)

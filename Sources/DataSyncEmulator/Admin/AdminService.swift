@@ -108,6 +108,13 @@ struct AdminService: EmulatorService {
             if let refusal = only("POST") { return refusal }
             switch Self.seconds(query: query, body: request.body) {
             case .success(let seconds):
+                let target = admin.clock.now.date.addingTimeInterval(seconds)
+                guard Self.settableTimes.contains(target) else {
+                    return AdminWire.error(
+                        400,
+                        "the emulator's clock runs from 1970-01-01T00:00:00Z up to 2200-01-01T00:00:00Z; moving it by "
+                            + "\(seconds) s would leave that range")
+                }
                 await admin.advance(bySeconds: seconds)
                 return AdminWire.json(admin.clockJSON())
             case .failure(let refusal):
@@ -235,7 +242,8 @@ struct AdminService: EmulatorService {
         return .success(step)
     }
 
-    /// The instants `clock/set` accepts: from the Unix epoch to 2200-01-01T00:00:00Z.
+    /// The instants `clock/set` and `clock/advance` may reach: from the Unix epoch to
+    /// 2200-01-01T00:00:00Z.
     static let settableTimes = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 7_258_118_400)
 
     private static func limit(_ text: String?, default value: Int) -> Int {
