@@ -16,6 +16,10 @@ import Testing
         var document: String
         var source: String
         var packageAccess: Bool
+        /// Directories with stand-in modules (`-I`), for a snippet marked `stand-in`.
+        var includes: [URL] = []
+        /// Names the generated file apart from the document's other jobs.
+        var suffix = ""
     }
 
     @Test func everySwiftSnippetTypeChecks() async throws {
@@ -26,24 +30,48 @@ import Testing
         let documents = SnippetEnvironment.documents(in: package)
         #expect(!documents.isEmpty)
 
-        var jobs: [Job] = []
-        var snippetCount = 0
-        var skipped: [SkippedSnippet] = []
-        for document in documents {
-            let text = try String(contentsOf: package.appendingPathComponent(document), encoding: .utf8)
-            let found = SnippetExtractor.extract(text, document: document)
-            skipped += found.skipped
-            guard !found.snippets.isEmpty else { continue }
-            snippetCount += found.snippets.count
-            let source = SnippetFile.source(for: found.snippets, document: document)
-            jobs.append(
-                Job(document: document, source: source, packageAccess: SnippetExtractor.wantsPackageAccess(text)))
-        }
-
         let workDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("DocSnippetTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
+
+        var jobs: [Job] = []
+        var snippetCount = 0
+        var skipped: [SkippedSnippet] = []
+        var standInDirectories: [String: URL] = [:]
+        for document in documents {
+            let text = try String(contentsOf: package.appendingPathComponent(document), encoding: .utf8)
+            let found = SnippetExtractor.extract(text, document: document)
+            skipped += found.skipped
+            let plain = found.snippets.filter { $0.standIn == nil }
+            if !plain.isEmpty {
+                snippetCount += plain.count
+                let source = SnippetFile.source(for: plain, document: document)
+                jobs.append(
+                    Job(document: document, source: source, packageAccess: SnippetExtractor.wantsPackageAccess(text)))
+            }
+            for snippet in found.snippets {
+                guard let module = snippet.standIn else { continue }
+                guard StandInModules.isAvailable(module) else {
+                    skipped.append(
+                        SkippedSnippet(document: document, line: snippet.line, reason: "no stand-in for \(module)"))
+                    continue
+                }
+                var includes: [URL] = []
+                if let standIn = StandInModules.source(for: module) {
+                    if standInDirectories[module] == nil {
+                        standInDirectories[module] = try await Self.buildStandIn(
+                            module, source: standIn, in: workDirectory, packageRoot: package)
+                    }
+                    includes = standInDirectories[module].map { [$0] } ?? []
+                }
+                snippetCount += 1
+                jobs.append(
+                    Job(
+                        document: document, source: SnippetFile.standAlone(snippet), packageAccess: false,
+                        includes: includes, suffix: "-\(snippet.line)"))
+            }
+        }
 
         // Two compilers at a time: enough to overlap module loading, gentle on a shared machine.
         let results = try await withThrowingTaskGroup(of: (String, CompilerResult).self) { group in
@@ -52,14 +80,14 @@ import Testing
             func startNext() throws {
                 guard let job = pending.popFirst() else { return }
                 let file = workDirectory.appendingPathComponent(
-                    job.document.replacingOccurrences(of: "/", with: "_") + ".swift")
+                    job.document.replacingOccurrences(of: "/", with: "_") + job.suffix + ".swift")
                 try job.source.write(to: file, atomically: true, encoding: .utf8)
                 group.addTask {
                     (
                         job.document,
                         try await Compiler.typecheck(
                             file, modules: modules, packageRoot: package,
-                            packageAccess: job.packageAccess)
+                            packageAccess: job.packageAccess, includes: job.includes)
                     )
                 }
             }
@@ -85,6 +113,36 @@ import Testing
         for skip in skipped { summary += "\n  \(skip.document):\(skip.line): \(skip.reason)" }
         print(summary)
         #expect(snippetCount > 0)
+    }
+
+    /// Compiles a stand-in module's interface into a directory of its own and returns it.
+    static func buildStandIn(_ module: String, source: String, in work: URL, packageRoot: URL) async throws -> URL {
+        let directory = work.appendingPathComponent("stand-ins/\(module)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("\(module).swift")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        var arguments = [
+            "swiftc", "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
+            "-emit-module-path", directory.appendingPathComponent("\(module).swiftmodule").path, file.path,
+        ]
+        #if canImport(Darwin)
+            arguments = ["xcrun"] + arguments
+        #endif
+        let result = await Compiler.run(arguments, in: packageRoot)
+        try #require(result.status == 0, "the stand-in for \(module) does not compile:\n\(result.output)")
+        return directory
+    }
+
+    @Test func standInMarkerNamesTheModule() {
+        let text = """
+            <!-- snippet: stand-in Logging (swift-log is an external package) -->
+            ```swift
+            import Logging
+            ```
+            """
+        let found = SnippetExtractor.extract(text, document: "Doc.md")
+        #expect(found.snippets == [Snippet(document: "Doc.md", line: 3, lines: ["import Logging"], standIn: "Logging")])
+        #expect(found.skipped.isEmpty)
     }
 
     @Test func extractorFindsSwiftBlocksAndHonoursSkips() {

@@ -84,7 +84,7 @@ enum Compiler {
     /// Type-checks `file` against the modules in `modules`, with the module maps of the package's C
     /// targets so that modules importing them load.
     static func typecheck(
-        _ file: URL, modules: URL, packageRoot: URL, packageAccess: Bool
+        _ file: URL, modules: URL, packageRoot: URL, packageAccess: Bool, includes: [URL] = []
     ) async throws -> CompilerResult {
         let binPath = modules.deletingLastPathComponent()
         var arguments = [
@@ -97,6 +97,7 @@ enum Compiler {
         if packageAccess {
             arguments += ["-package-name", SnippetEnvironment.packageName(of: packageRoot)]
         }
+        for include in includes { arguments += ["-I", include.path] }
         let files = FileManager.default
         let sources = packageRoot.appendingPathComponent("Sources")
         for target in (try? files.contentsOfDirectory(atPath: sources.path)) ?? [] {

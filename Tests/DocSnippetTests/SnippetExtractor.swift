@@ -6,6 +6,11 @@ struct Snippet: Equatable {
     var line: Int
     /// The code, without the fence's indentation.
     var lines: [String]
+    /// For a block marked `<!-- snippet: stand-in NAME (reason) -->`: the module it imports that
+    /// this package does not have (swift-log's `Logging`, Apple's `os`), type-checked on its own
+    /// against a stand-in that declares the part of that module's API the block uses
+    /// (``StandInModules``).
+    var standIn: String? = nil
 }
 
 /// A block marked `<!-- snippet: skip (reason) -->`, reported instead of compiled.
@@ -19,6 +24,7 @@ struct SkippedSnippet: Equatable {
 /// ``` blocks) are not code to compile and are ignored.
 enum SnippetExtractor {
     static let skipMarker = "<!-- snippet: skip"
+    static let standInMarker = "<!-- snippet: stand-in "
 
     static func extract(_ text: String, document: String) -> (snippets: [Snippet], skipped: [SkippedSnippet]) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -44,6 +50,10 @@ enum SnippetExtractor {
                 let previous = index > 0 ? lines[index - 1].trimmingSpaces() : ""
                 if previous.hasPrefix(skipMarker) {
                     skipped.append(SkippedSnippet(document: document, line: index + 2, reason: reason(previous)))
+                } else if previous.hasPrefix(standInMarker) {
+                    let module = previous.dropFirst(standInMarker.count).prefix { $0.isLetter || $0.isNumber }
+                    snippets.append(
+                        Snippet(document: document, line: index + 2, lines: body, standIn: String(module)))
                 } else {
                     snippets.append(Snippet(document: document, line: index + 2, lines: body))
                 }

@@ -60,6 +60,14 @@ enum SnippetFile {
         let big: JSONValue = ["text": "a long message"]
         """
 
+    /// A file of `snippet` alone, at file scope and with only its own imports: a stand-in
+    /// snippet declares a type for another module's API, and the prelude's modules could make its
+    /// names ambiguous where the app that copies it would not have them.
+    static func standAlone(_ snippet: Snippet) -> String {
+        (["#sourceLocation(file: \"\(snippet.document)\", line: \(snippet.line))"] + snippet.lines + ["#sourceLocation()"])
+            .joined(separator: "\n") + "\n"
+    }
+
     static func source(for snippets: [Snippet], document: String) -> String {
         var imports = imports
         var fileScope: [String] = []
