@@ -64,8 +64,10 @@ enum SnippetFile {
     /// snippet declares a type for another module's API, and the prelude's modules could make its
     /// names ambiguous where the app that copies it would not have them.
     static func standAlone(_ snippet: Snippet) -> String {
-        (["#sourceLocation(file: \"\(snippet.document)\", line: \(snippet.line))"] + snippet.lines + ["#sourceLocation()"])
-            .joined(separator: "\n") + "\n"
+        (["#sourceLocation(file: \"\(snippet.document)\", line: \(snippet.line))"] + snippet.lines + [
+            "#sourceLocation()"
+        ])
+        .joined(separator: "\n") + "\n"
     }
 
     static func source(for snippets: [Snippet], document: String) -> String {
