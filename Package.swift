@@ -287,7 +287,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-                "DataSyncEmulator", "DataSyncLive",
+                "DataSyncEmulator", "DataSyncLive", "MessagePersistence",
             ]),
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(
