@@ -181,6 +181,7 @@ let package = Package(
         .executableTarget(name: "fuzz-state", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
         .executableTarget(
             name: "fuzz-pubsub", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "FuzzSupport", "JSONCore"]),
+        .executableTarget(name: "fuzz-multipart", dependencies: ["DataSyncEmulator", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
