@@ -104,12 +104,12 @@ public struct PubNubFileMessageOptions: Sendable, Hashable {
     }
 }
 
-/// Why ``PubNub/sendFile(channel:name:data:contentType:message:options:custom:)`` failed, and
+/// Why `PubNub.sendFile(channel:name:data:…)` failed, and
 /// whether the file reached storage.
 ///
 /// Sending is three requests: prepare the upload, upload, announce. When the upload went through
 /// but every attempt to announce it failed, ``uploadedFile`` names the stored file: announce it
-/// later with ``PubNub/publishFileMessage(channel:file:message:options:custom:)`` rather than
+/// later with `PubNub.publishFileMessage(channel:file:…)` rather than
 /// uploading it again.
 ///
 /// ```swift
