@@ -1,4 +1,5 @@
 public import JSONCore
+package import PubNubBase
 public import PubNubCore
 
 /// What names a shared file: the id the service gave it and its name. Both are needed to
@@ -138,4 +139,9 @@ public struct PubNubSendFileError: Error, Sendable, CustomStringConvertible {
         }
         return "the file was not sent: \(error)"
     }
+}
+
+// So `error.pubNubError` finds the step's error inside, as it does for a failed publish.
+extension PubNubSendFileError: PubNubErrorWrapper {
+    package var wrappedPubNubError: PubNubError { error }
 }

@@ -258,11 +258,42 @@ struct FileSharingEndToEndTests {
             Issue.record("a send was allowed without write access")
         } catch {
             #expect(error.error.reason == .forbidden && error.uploadedFile == nil)
+            #expect((error as any Error).pubNubError?.reason == .forbidden)
         }
         #expect(try await reader.listFiles(channel: "room").files.map(\.reference) == [sent.file])
         #expect(try await reader.downloadFile(channel: "room", file: sent.file).data == Self.content)
         try await reader.deleteFile(channel: "room", file: sent.file)
         #expect(try await reader.listFiles(channel: "room").files.isEmpty)
+    }
+
+    @Test(arguments: HTTPBackend.allCases)
+    func completionFormsDeliverTheSameResults(_ backend: HTTPBackend) async throws {
+        let rig = try await FileRig.start()
+        defer { Task { await rig.stop() } }
+        let pubnub = try rig.client(backend)
+        let sent = try await withCheckedThrowingContinuation { continuation in
+            pubnub.sendFile(channel: "room", name: "c.txt", data: Self.content) { continuation.resume(with: $0) }
+        }
+        let page = try await withCheckedThrowingContinuation { continuation in
+            pubnub.listFiles(channel: "room") { continuation.resume(with: $0) }
+        }
+        #expect(page.files.map(\.reference) == [sent.file])
+        let downloaded = try await withCheckedThrowingContinuation { continuation in
+            pubnub.downloadFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
+        }
+        #expect(downloaded.data == Self.content)
+        let failure = await withCheckedContinuation { continuation in
+            pubnub.sendFile(channel: "", name: "c.txt", data: Self.content) { continuation.resume(returning: $0) }
+        }
+        #expect((try? failure.get()) == nil)
+        if case .failure(let error) = failure {
+            #expect(error is PubNubSendFileError)
+            #expect(error.pubNubError?.reason == .missingRequiredParameter)
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pubnub.deleteFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
+        }
+        #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
     }
 
     @Test func badArgumentsFailBeforeSending() async throws {
