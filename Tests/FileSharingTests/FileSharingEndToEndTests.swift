@@ -296,6 +296,22 @@ struct FileSharingEndToEndTests {
         #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
     }
 
+    @Test(arguments: HTTPBackend.allCases)
+    func fiveMebibytesIsTheLargestFile(_ backend: HTTPBackend) async throws {
+        let rig = try await FileRig.start()
+        defer { Task { await rig.stop() } }
+        let pubnub = try rig.client(backend)
+        let largest = (0..<5 * 1024 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let sent = try await pubnub.sendFile(channel: "room", name: "big.bin", data: largest)
+        #expect(try await pubnub.downloadFile(channel: "room", file: sent.file).data == largest)
+        do {
+            _ = try await pubnub.sendFile(channel: "room", name: "bigger.bin", data: largest + [0])
+            Issue.record("a file over 5 MiB was stored")
+        } catch {
+            #expect(error.error.reason == .payloadTooLarge && error.uploadedFile == nil)
+        }
+    }
+
     @Test func badArgumentsFailBeforeSending() async throws {
         let pubnub = PubNub(
             configuration: PubNubConfiguration(
