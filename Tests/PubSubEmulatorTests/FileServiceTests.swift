@@ -222,6 +222,11 @@ import Testing
         let again = await client.send("/v3/history/sub-key/demo/channel/room")
         #expect(again.json?["channels"]?["room"]?.arrayValue?.count == 1)
 
+        // ptto sets the timetoken subscribers and the history see, as for a publish.
+        let overridden = try PubSubClient.sentTimetoken(
+            await client.send("/v1/files/publish-file/demo/demo/0/room/0/\(PubSubClient.encode(message))?ptto=42"))
+        #expect(overridden == 42)
+
         // Wrong keys, a file message without a file, and a non-GET are refused.
         #expect(await client.send("/v1/files/publish-file/nope/demo/0/room/0/%7B%7D").status == 400)
         #expect(await client.send("/v1/files/publish-file/demo/demo/0/room/0/%7B%7D").status == 400)

@@ -15,7 +15,7 @@ import JSONCore
 ///   `/_files/download/…` URL valid for ``downloadLifetime``, which serves the bytes;
 /// - `DELETE` of the same path: deletes the file;
 /// - `GET /v1/files/publish-file/{pub}/{sub}/0/{channel}/0/{message}` (`store`, `ttl`, `meta`,
-///   `uuid`, `custom_message_type`): announces the file as an `e: 4` event and stores it in the
+///   `uuid`, `custom_message_type`, `ptto`): announces the file as an `e: 4` event and stores it in the
 ///   history unless `store=0`.
 ///
 /// The `/_files/` routes take no token: the signature the emulator put in the form or the URL is
@@ -217,7 +217,8 @@ struct FileService: EmulatorService {
         }
         let (timetoken, saved) = await bus.publish(
             subscribeKey: subscribeKey, channel: channel, payload: message, eventType: 4, publisher: query["uuid"],
-            meta: meta, customMessageType: customType, requireSaved: true)
+            meta: meta, customMessageType: customType,
+            timetokenOverride: query["ptto"].flatMap(UInt64.init), requireSaved: true)
         guard saved else {
             return PubSubWire.publishReply(500, sent: false, text: "Internal Server Error", timetoken: timetoken)
         }
