@@ -182,6 +182,21 @@ struct FileSharingEndToEndTests {
     }
 
     @Test(arguments: HTTPBackend.allCases)
+    func announcementsAreRetriedThroughServiceFaults(_ backend: HTTPBackend) async throws {
+        let rig = try await FileRig.start()
+        defer { Task { await rig.stop() } }
+        let entry = rig.emulator.addFault(
+            FaultRule(
+                .status(503, body: nil), family: .files, pathPrefix: "/v1/files/publish-file/",
+                channel: "room", count: 2))
+        let pubnub = try rig.client(backend)
+        let sent = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
+        #expect(!rig.emulator.faultEntries.contains { $0.id == entry.id })
+        #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [sent.file])
+        #expect(try await pubnub.fetchMessages(from: ["room"]).channels["room"]?.count == 1)
+    }
+
+    @Test(arguments: HTTPBackend.allCases)
     func aFailedAnnouncementNamesTheUploadedFile(_ backend: HTTPBackend) async throws {
         let rig = try await FileRig.start()
         defer { Task { await rig.stop() } }
