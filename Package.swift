@@ -14,7 +14,7 @@ let upcomingFeatures: [SwiftSetting] = [
 // `@concurrent` (large answers are decoded that way). The loops of Realtime and DataSyncLive run
 // in tasks of their own and keep the default.
 let callerIsolatedTargets: Set<String> = [
-    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence",
+    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence", "FileSharing",
 ]
 
 let package = Package(
@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "MessagePersistence", targets: ["MessagePersistence"]),
+        .library(name: "FileSharing", targets: ["FileSharing"]),
         .library(name: "DataSyncLive", targets: ["DataSyncLive"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
@@ -107,6 +108,11 @@ let package = Package(
         .target(
             name: "MessagePersistence",
             dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto"]),
+        // Send, list, download and delete files (Documentation/Files.md). Not `Files`: too likely
+        // a module name in an app.
+        .target(
+            name: "FileSharing",
+            dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -175,6 +181,7 @@ let package = Package(
         .executableTarget(name: "fuzz-state", dependencies: ["DataSyncEmulator", "FuzzSupport", "JSONCore"]),
         .executableTarget(
             name: "fuzz-pubsub", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "FuzzSupport", "JSONCore"]),
+        .executableTarget(name: "fuzz-multipart", dependencies: ["DataSyncEmulator", "FuzzSupport"]),
 
         // Tests
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "DataSyncTestSupport"]),
@@ -270,6 +277,12 @@ let package = Package(
             dependencies: [
                 "MessagePersistence", "Messaging", "Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore",
                 "Transport", "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
+            ]),
+        .testTarget(
+            name: "FileSharingTests",
+            dependencies: [
+                "FileSharing", "Realtime", "MessagePersistence", "PubNubCore", "PubNubBase", "DataSyncTestSupport",
+                "JSONCore", "Transport", "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
             ]),
         // The SDK against an emulator with Access Manager on (issue 14's SDK side).
         .testTarget(

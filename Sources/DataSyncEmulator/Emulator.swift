@@ -186,6 +186,9 @@ public actor Emulator {
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
                 HistoryService(bus: bus),
+                FileService(
+                    bus: bus, fileLimit: configuration.pubSub.maximumFileBytes,
+                    keysetLimit: configuration.pubSub.maximumFileStorageBytes),
             ],
             authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog,
             hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix), faults: faultRegistry)

@@ -106,7 +106,10 @@ package enum HistoryCall {
                     meta: meta(item["meta"]), messageType: messageType,
                     customMessageType: item["custom_message_type"]?.stringValue,
                     actions: actions(item["actions"], messageTimetoken: timetoken))
-                if let module, messageType == nil || messageType == 0 {
+                // As the subscribe loop does: messages, and file messages encrypted as a whole.
+                let encryptable =
+                    messageType == nil || messageType == 0 || (messageType == 4 && payload.stringValue != nil)
+                if let module, encryptable {
                     switch HistoryDecryption.decrypt(payload, with: module) {
                     case .success(let plain): message.message = plain
                     case .failure(let reason):

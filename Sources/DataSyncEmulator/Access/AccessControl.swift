@@ -283,6 +283,18 @@ struct AccessControl: EmulatorAuthorizer {
             case "DELETE": return (sub, .channels(.delete, channels))
             default: return (sub, .channels(.read, channels))
             }
+        case "v1" where raw.count > 2 && raw[1] == "files" && raw[2] == "publish-file":
+            // v1 files publish-file {pub} {sub} 0 {channel} 0 {message}: a publish.
+            guard let sub = decoded(4), let channel = decoded(6) else { return nil }
+            return (sub, .publish(channel: channel))
+        case "v1" where raw.count > 1 && raw[1] == "files":
+            // v1 files {sub} channels {channel} generate-upload-url | files [{id} {name}]: write to
+            // send, read to list and download, delete to delete. The /_files/ storage routes carry
+            // their own signature instead.
+            guard let sub = decoded(2) else { return nil }
+            let channels = decoded(4).map { [$0] } ?? []
+            if raw.count > 5, raw[5] == "generate-upload-url" { return (sub, .channels(.write, channels)) }
+            return (sub, .channels(request.method.uppercased() == "DELETE" ? .delete : .read, channels))
         case "v1" where raw.count > 1 && raw[1] == "channel-registration":
             guard let sub = decoded(3) else { return nil }
             if let group = decoded(5) { return (sub, .manage(group: group)) }

@@ -27,6 +27,9 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
     case history
     /// `/v1/message-actions/…`: add, remove and list.
     case messageActions = "message-actions"
+    /// File sharing: `/v1/files/…` (generate-upload-url, list, download redirect, delete,
+    /// publish-file) and the emulator's storage routes `/_files/…`.
+    case files
     /// Every family above.
     case any
 
@@ -46,6 +49,7 @@ public enum FaultFamily: String, Sendable, Hashable, CaseIterable {
             return .history
         }
         if path.hasPrefix("/v1/message-actions/") { return .messageActions }
+        if path.hasPrefix("/v1/files/") || path.hasPrefix("/_files/") { return .files }
         return nil
     }
 }
@@ -265,6 +269,18 @@ final class FaultRegistry: Sendable {
             guard let at = raw.firstIndex(where: { $0 == "channel" || $0 == "message-counts" }), at + 1 < raw.count
             else { return [] }
             return PubSubWire.names(raw[at + 1])
+        case .files:
+            // /v1/files/{sub}/channels/{channel}/…, /v1/files/publish-file/{pub}/{sub}/0/{channel}/…,
+            // /_files/{upload|download}/{sub}/{channel}/…
+            let index: Int
+            if raw.first == "_files" {
+                index = 3
+            } else if raw.count > 2, raw[2] == "publish-file" {
+                index = 6
+            } else {
+                index = 4
+            }
+            return index < raw.count ? PercentDecoding.decode(raw[index]).map { [$0] } ?? [] : []
         case .time, .any:
             return []
         }

@@ -62,6 +62,12 @@ public struct PubSubConfiguration: Sendable {
     /// heartbeat that would add more is answered 400 with a message naming the limit, and changes
     /// nothing; refreshing a presence already held always works. Default 50,000.
     public var maximumPresencesPerKeyset: Int
+    /// The largest file one upload may store (Documentation/Files.md). Default 5 MiB, the
+    /// service's limit; a larger upload is answered 413.
+    public var maximumFileBytes = 5 * 1024 * 1024
+    /// The most bytes of files one keyset holds in all; an upload beyond it is answered 507.
+    /// Default 256 MiB. Files live in memory only.
+    public var maximumFileStorageBytes = 256 * 1024 * 1024
 
     /// Creates a configuration; every value starts at its documented default.
     public init(
