@@ -300,7 +300,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-                "DataSyncEmulator", "DataSyncLive", "MessagePersistence",
+                "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing",
             ]),
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(

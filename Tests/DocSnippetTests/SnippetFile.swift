@@ -5,7 +5,7 @@ enum SnippetFile {
     static let imports = [
         "Foundation", "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
         "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-        "DataSyncEmulator", "DataSyncLive", "MessagePersistence",
+        "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing",
     ]
 
     /// Types the snippets take as given: a payload type, your backend, a listener.
