@@ -145,7 +145,7 @@ let package = Package(
             name: "datasync-cli",
             dependencies: [
                 "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
-                "BuildInfo", "Auth",
+                "BuildInfo", "Auth", "FileSharing",
                 // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
                 "DataSyncTestSupport",
             ]),

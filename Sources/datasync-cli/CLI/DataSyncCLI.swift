@@ -64,7 +64,7 @@ enum DataSyncCLI {
         subcommands += MessagingCommands.commands
         subcommands += [
             WatchCommand.command, EmulatorCommand.command, InitCommand.command, AdminCommand.command,
-            TokenCommands.grant, TokenCommands.token, FaultsCommand.command, helpCommand,
+            TokenCommands.grant, TokenCommands.token, FaultsCommand.command, FilesCommand.command, helpCommand,
             versionCommand,
             completionsCommand,
         ]
