@@ -179,8 +179,8 @@ public actor Emulator {
         // The admin service comes first: the reserved prefix is never anyone else's.
         let faultRegistry = FaultRegistry(clock: clock)
         self.faultRegistry = faultRegistry
-        let adminServices: [any EmulatorService] =
-            configuration.admin.enabled ? [AdminService(admin: admin, faults: faultRegistry)] : []
+        let adminService = AdminService(admin: admin, faults: faultRegistry, tokens: AdminTokens(registry: access))
+        let adminServices: [any EmulatorService] = configuration.admin.enabled ? [adminService] : []
         router = EmulatorRouter(
             services: adminServices + [
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
