@@ -139,8 +139,8 @@ let package = Package(
         .executableTarget(
             name: "datasync-cli",
             dependencies: [
-                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
-                "BuildInfo", "Auth",
+                "DataSync", "Realtime", "Messaging", "MessagePersistence", "PubNubCore", "DataSyncEmulator",
+                "Transport", "ArgumentParsing", "BuildInfo", "Auth",
                 // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
                 "DataSyncTestSupport",
             ]),
