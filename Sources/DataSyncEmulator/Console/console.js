@@ -683,7 +683,8 @@ async function loadPresence() {
 // The channels that hold stored messages (as buttons), and the chosen channel's newest messages
 // with their actions (reactions, receipts), newest first.
 async function loadHistory() {
-  const list = $("history");
+  // Not `history`: that is the selected object's change list in the detail pane.
+  const list = $("history-messages");
   const names = $("history-channels");
   const keyset = currentKeyset();
   if (!keyset || !keyset.pubSub) {
