@@ -139,10 +139,12 @@ let package = Package(
         .executableTarget(
             name: "datasync-cli",
             dependencies: [
-                "DataSync", "Realtime", "Messaging", "MessagePersistence", "PubNubCore", "DataSyncEmulator",
-                "Transport", "ArgumentParsing", "BuildInfo", "Auth",
+                "DataSync", "Realtime", "Messaging", "PubNubCore", "DataSyncEmulator", "Transport", "ArgumentParsing",
+                "BuildInfo", "Auth",
                 // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
                 "DataSyncTestSupport",
+                // `history` and `actions`.
+                "MessagePersistence",
             ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
