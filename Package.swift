@@ -52,8 +52,9 @@ let package = Package(
     targets: [
         // Libraries
         .target(name: "JSONCore"),
-        // What every module shares: PubNubError, the one lock wrapper (`Locked`), Timetoken. Not a
-        // product: users reach its public types through the modules that re-export them.
+        // What every module shares: PubNubError, the one lock wrapper (`Locked`), Timetoken, the
+        // logging types (so the emulator, which does not depend on PubNubCore, logs through them).
+        // Not a product: users reach its public types through the modules that re-export them.
         .target(name: "PubNubBase"),
         // The package's version, written once: `pnsdk` and every executable's `--version`.
         .target(name: "BuildInfo"),
@@ -148,6 +149,8 @@ let package = Package(
                 "BuildInfo", "Auth", "FileSharing",
                 // AccessManagerTestServer signs `datasync grant`'s request (a server-side tool, as there).
                 "DataSyncTestSupport",
+                // `history` and `actions`.
+                "MessagePersistence",
             ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 public import Foundation
+import PubNubBase
 
 extension Emulator {
     /// Serves this emulator over HTTP on `host` (default loopback) and `port` (default 0: an
@@ -17,7 +18,8 @@ extension Emulator {
     ///     (`GET /v1/… -> 200 (0.4 ms)`), or nil for no log. Secrets are redacted from the line
     ///     (see ``RequestLogRedaction``). It is called in the request's handler task, or on the
     ///     server's event-loop thread for a request answered at once, so it must not block: hand
-    ///     the line to a `LineWriter` (module `EmulatorHTTP`), which never waits.
+    ///     the line to a `LineWriter` (module `EmulatorHTTP`), which never waits. The same line
+    ///     also goes to ``EmulatorConfiguration/logger`` as an `info` record, either way.
     /// - Throws: ``EmulatorError`` with ``EmulatorError/Code-swift.struct/serverStart`` when the
     ///   address cannot be bound.
     public func start(
@@ -28,8 +30,10 @@ extension Emulator {
         // host name is answered (rebinding protection is for loopback services).
         admin.access.serving(onHost: host)
         router.hostPolicy?.serving(onHost: host)
+        let logger = requestLogger.flatMap { $0.isEnabled(.info, .emulator) ? $0 : nil }
         let handler: any ServerHandler =
-            requestLog.map { LoggingHandler(inner: self.handler, log: $0) } ?? self.handler
+            requestLog == nil && logger == nil
+            ? self.handler : LoggingHandler(inner: self.handler, log: requestLog, logger: logger)
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.maximumConnections = serverLimits.maximumConnections
         configuration.maximumBufferedRequestBytes = serverLimits.maximumBufferedRequestBytes
@@ -77,7 +81,10 @@ struct RunningServer: Sendable {
 /// Logs one line per request, then answers it from the wrapped handler.
 struct LoggingHandler: ServerHandler {
     let inner: any ServerHandler
-    let log: @Sendable (String) -> Void
+    /// The `requestLog` closure of ``Emulator/start(host:port:requestLog:)``.
+    var log: (@Sendable (String) -> Void)?
+    /// ``EmulatorConfiguration/logger``: the line at `info`, the sizes at `debug`.
+    var logger: (any PubNubLogger)?
 
     func handle(_ request: ServerRequest) async -> ServerResponse {
         let clock = ContinuousClock()
@@ -97,6 +104,11 @@ struct LoggingHandler: ServerHandler {
     }
 
     private func record(_ request: ServerRequest, _ response: ServerResponse, elapsed: Duration) {
+        // The line is built only when someone reads it: a logger at `warning` costs nothing.
+        guard log != nil || logger?.isEnabled(.info, .emulator) == true else {
+            logDetails(request, response)
+            return
+        }
         let target = RequestLogRedaction.redact(target: request.target)
         let milliseconds = Self.milliseconds(elapsed)
         // `METHOD TARGET -> STATUS (T ms)`, built in one buffer of the right size.
@@ -110,7 +122,18 @@ struct LoggingHandler: ServerHandler {
         line += " ("
         line += milliseconds
         line += " ms)"
-        log(line)
+        log?(line)
+        logger?.log(.info, .emulator, line)
+        logDetails(request, response)
+    }
+
+    /// The `debug` record: sizes and the client's name (headers stay out: they may hold a
+    /// credential).
+    private func logDetails(_ request: ServerRequest, _ response: ServerResponse) {
+        logger?.log(
+            .debug, .emulator,
+            "  \(request.body.count) request bytes, \(response.body.count) response bytes, user agent "
+                + (request.header("User-Agent") ?? "none"))
     }
 
     /// `duration` in milliseconds with one decimal (`0.4`), without going through `String(format:)`.

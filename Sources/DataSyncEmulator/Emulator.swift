@@ -1,6 +1,7 @@
 public import EmulatorHTTP
 public import Foundation
 public import JSONCore
+public import PubNubBase
 
 /// How to set up an ``Emulator``.
 public struct EmulatorConfiguration: Sendable {
@@ -36,6 +37,14 @@ public struct EmulatorConfiguration: Sendable {
     /// The connection and buffered-bytes limits of the HTTP server ``Emulator/start(host:port:requestLog:)``
     /// runs (Documentation/Emulator.md, "Limits").
     public var serverLimits = EmulatorServerLimits()
+    /// Where the emulator logs, in category `PubNubLogCategory.emulator` and through the SDK's
+    /// own `PubNubLogger` type: while serving, one `info` record per answered request (the
+    /// line ``Emulator/start(host:port:requestLog:)`` describes, credentials `REDACTED`) and one
+    /// `debug` record with its sizes. Nil (the default) logs nothing and builds no record.
+    public var logger: (any PubNubLogger)?
+    /// Whether ``logger`` gets the records of each answered request (true by default; the
+    /// executables' `--no-request-lines` turns it off).
+    public var logsRequests = true
     /// How saves reach the state file (a journal by default; the whole file, to measure the old way).
     package var stateFileWrites = StateFileWrites.journal
     /// Whether lists use the per-property indexes (Documentation/Emulator.md, "How listing stays
@@ -112,6 +121,9 @@ public actor Emulator {
     var server: RunningServer?
     /// The limits of that server (``EmulatorConfiguration/serverLimits``).
     nonisolated let serverLimits: EmulatorServerLimits
+    /// Where requests are logged while serving: ``EmulatorConfiguration/logger`` when
+    /// ``EmulatorConfiguration/logsRequests`` is on.
+    nonisolated let requestLogger: (any PubNubLogger)?
 
     /// Creates an emulator: defines the configured classes, loads the state file if there is
     /// one, otherwise applies the seed.
@@ -133,6 +145,7 @@ public actor Emulator {
         }
         self.clock = clock
         serverLimits = configuration.serverLimits
+        requestLogger = configuration.logsRequests ? configuration.logger : nil
         let saved = try configuration.stateFile.map { path throws(EmulatorError) in
             try PubSubJournal.open(path: path + ".pubsub", faults: configuration.pubSubStorageFaults)
         }
@@ -179,8 +192,8 @@ public actor Emulator {
         // The admin service comes first: the reserved prefix is never anyone else's.
         let faultRegistry = FaultRegistry(clock: clock)
         self.faultRegistry = faultRegistry
-        let adminServices: [any EmulatorService] =
-            configuration.admin.enabled ? [AdminService(admin: admin, faults: faultRegistry)] : []
+        let adminService = AdminService(admin: admin, faults: faultRegistry, tokens: AdminTokens(registry: access))
+        let adminServices: [any EmulatorService] = configuration.admin.enabled ? [adminService] : []
         router = EmulatorRouter(
             services: adminServices + [
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),

@@ -7,3 +7,11 @@
 @_exported public import protocol EmulatorHTTP.ServerHandler
 @_exported public import struct EmulatorHTTP.ServerRequest
 @_exported public import struct EmulatorHTTP.ServerResponse
+// The emulator logs through the SDK's logging types (EmulatorConfiguration.logger), so one logger
+// type serves an app's client and its test emulator.
+@_exported public import struct PubNubBase.ClosureLogger
+@_exported public import struct PubNubBase.PubNubLogCategory
+@_exported public import enum PubNubBase.PubNubLogLevel
+@_exported public import struct PubNubBase.PubNubLogRecord
+@_exported public import protocol PubNubBase.PubNubLogger
+@_exported public import struct PubNubBase.StandardErrorLogger

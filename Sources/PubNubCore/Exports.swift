@@ -5,6 +5,9 @@
 // - `PubNubError` is the error every call throws; `Timetoken` is what publish returns and
 //   subscribe starts from. Both live in the internal base module PubNubBase, which is not a
 //   product: users reach them through this module and the feature modules that re-export it.
+// - The logging types (`PubNubLogger` and its records, levels and categories, the two loggers
+//   shipped) live in PubNubBase too, so the emulator logs through the same ones; the
+//   configuration's `logger` takes them.
 // - The configuration takes a transport (`HTTPClient`), middlewares (`HTTPMiddleware`, whose
 //   method takes an `HTTPRequest` and returns an `HTTPResponse`; `LoggingMiddleware` and its
 //   sinks are the one middleware most apps add), a `RetryPolicy` and a `TokenProvider` (asked
@@ -19,7 +22,13 @@
 @_exported public import struct Auth.ClosureTokenProvider
 @_exported public import protocol Auth.TokenProvider
 @_exported public import struct Auth.TokenRefreshReason
+@_exported public import struct PubNubBase.ClosureLogger
 @_exported public import struct PubNubBase.PubNubError
+@_exported public import struct PubNubBase.PubNubLogCategory
+@_exported public import enum PubNubBase.PubNubLogLevel
+@_exported public import struct PubNubBase.PubNubLogRecord
+@_exported public import protocol PubNubBase.PubNubLogger
+@_exported public import struct PubNubBase.StandardErrorLogger
 @_exported public import typealias PubNubBase.Timetoken
 @_exported public import struct PubNubCrypto.CryptoError
 @_exported public import struct PubNubCrypto.CryptoModule

@@ -85,7 +85,7 @@ public struct PubNubConfiguration: Sendable {
     /// ```
     public var cryptoModule: CryptoModule?
 
-    /// Receives the SDK's log records (``PubNubLogger``): HTTP requests and answers (`network`),
+    /// Receives the SDK's log records (`PubNubLogger`): HTTP requests and answers (`network`),
     /// the subscribe loop's statuses (`subscribe`), heartbeats (`presence`), decryption failures
     /// (`crypto`), gaps and incomplete events (`datasync`). `nil`, the default, logs nothing and
     /// formats nothing. Records never hold a key or a token.

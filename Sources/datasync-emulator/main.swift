@@ -94,7 +94,7 @@ case .run(_, let parsed): parsedArguments = parsed
 case .exit(let status): exit(status)
 }
 let options: EmulatorOptions
-let configuration: EmulatorConfiguration
+var configuration: EmulatorConfiguration
 do throws(EmulatorOptionsError) {
     options = try EmulatorOptions(parsed: parsedArguments)
     configuration = try options.configuration()
@@ -102,6 +102,11 @@ do throws(EmulatorOptionsError) {
     let isUsage = error.code != .unreadableFile && error.code != .invalidFile
     fail(isUsage ? "\(error.message)\nsee '\(program) --help'" : error.message, status: isUsage ? 2 : 1)
 }
+// Request lines (info), their sizes (debug) and warnings go through one logger at --log-level.
+let logger = EmulatorOutputLogger(
+    minimumLevel: options.logLevel, standardOutput: log,
+    standardError: { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
+configuration.logger = logger
 let emulator: Emulator
 do {
     emulator = try Emulator(configuration: configuration)
@@ -129,23 +134,23 @@ let (signals, sources) = signalStream()
 
 let url: URL
 do {
-    // `--no-request-lines` prints no line per request (the in-memory request log still has them).
-    url = try await emulator.start(
-        host: options.host, port: options.port, requestLog: options.quietRequests ? nil : log)
+    // The logger prints the request lines unless `--no-request-lines` (the in-memory request log
+    // still has them).
+    url = try await emulator.start(host: options.host, port: options.port)
 } catch {
     fail("\(error)\(options.portHint)")
 }
 // Before the banner, and on standard error, where they are not lost among request lines.
-for warning in options.securityWarnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+for warning in options.securityWarnings { logger.log(.warning, .emulator, warning) }
 for line in options.bannerLines(url: url, emulator: emulator, configFile: expanded.file) { log(line) }
 log("Press Ctrl-C to stop.")
 
 for await number in signals {
-    log("received signal \(number), stopping")
+    logger.log(.info, .emulator, "received signal \(number), stopping")
     break
 }
 await emulator.stop()
 for source in sources { source.cancel() }
-log("stopped")
+logger.log(.info, .emulator, "stopped")
 output.flush(timeout: .seconds(2))
 exit(0)

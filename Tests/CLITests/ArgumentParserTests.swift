@@ -211,6 +211,7 @@ struct EmulatorOptionsTests {
             "--keyset", "p2:s2:k2", "--keyset", "p3:s3:k3", "--access-control", "--catch-up-buffer", "5",
             "--presence-announce-max", "0", "--presence-interval", "3", "--max-connections", "64",
             "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t", "--no-request-lines",
+            "--log-level", "warning",
         ])
         guard case .run(let options) = parsed else {
             Issue.record("expected options")
@@ -237,13 +238,15 @@ struct EmulatorOptionsTests {
         )
         #expect(options.adminSecret == "s3cr3t")
         #expect(options.quietRequests)
+        #expect(options.logLevel == .warning)
         var withoutFiles = options
         withoutFiles.classesFile = nil
         withoutFiles.seedFile = nil
         let configuration = try withoutFiles.configuration()
         #expect(configuration.serverLimits.maximumConnections == 64)
         #expect(configuration.admin.secret == "s3cr3t")
-        #expect(EmulatorOptions.optionNames.count == 21)
+        #expect(configuration.logsRequests == false)
+        #expect(EmulatorOptions.optionNames.count == 22)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")

@@ -2,6 +2,7 @@ import DataSyncEmulator
 import Foundation
 import JSONCore
 import Testing
+import Transport
 
 #if canImport(Glibc)
     import Glibc
@@ -133,6 +134,35 @@ struct EmulatorConfigTests {
             #expect(out.contains("config file: \(file.path)"), "\(out)")
             #expect(out.contains("console: http://127.0.0.1:"), "\(out)")
             #expect(out.contains("/_emulator/console/"), "\(out)")
+            process.send(SIGINT)
+            #expect(try await process.finish().status == 0)
+        }
+    }
+
+    @Test("logLevel in the config file: debug prints each request's sizes after its line; a flag overrides it")
+    func logLevelFromConfigFile() async throws {
+        try await withDirectory { directory in
+            let file = directory.appendingPathComponent("emu.json")
+            try write(#"{"logLevel": "debug"}"#, to: file)
+            #expect(try options(["--config", file.path], currentDirectory: nil).logLevel == .debug)
+            #expect(
+                try options(["--config", file.path, "--log-level", "error"], currentDirectory: nil).logLevel == .error)
+
+            let process = try CLIProcess(
+                ["emulator", "--config", file.path, "--port", "0"], environment: CLIEnvironment.clean(home: directory))
+            let (banner, _) = try await process.waitFor("the banner") { out, _ in out.contains("Press Ctrl-C") }
+            let origin = try #require(
+                banner.split(separator: "\n").first { $0.hasPrefix("origin: ") }?.dropFirst("origin: ".count))
+            let url = try #require(URL(string: String(origin)))
+            _ = try await CurlHTTPClient().send(
+                HTTPRequest(
+                    method: .get, scheme: "http", host: url.host ?? "", port: url.port, path: "/time/0",
+                    queryItems: [HTTPQueryItem(name: "auth", value: "SECRET-TOKEN")]))
+            let (out, _) = try await process.waitFor("the request's debug record") { out, _ in
+                out.contains("debug:   0 request bytes")
+            }
+            #expect(out.contains("GET /time/0?auth=REDACTED -> 200"), "\(out)")
+            #expect(!out.contains("SECRET-TOKEN"), "\(out)")
             process.send(SIGINT)
             #expect(try await process.finish().status == 0)
         }

@@ -41,13 +41,18 @@ struct ConsoleHistoryTests {
                 #"[...document.querySelectorAll('#history-channels button')].find(b => b.textContent === 'lobby').click()"#
             )
             try await page.waitUntil(
-                "document.querySelectorAll('#history li.history-message').length === 2", "both stored messages")
-            let first = try await page.evaluate("document.querySelector('#history li.history-message').textContent")
+                "document.querySelectorAll('#history-messages li.history-message').length === 2", "both stored messages"
+            )
+            let first = try await page.evaluate(
+                "document.querySelector('#history-messages li.history-message').textContent")
             #expect(first.stringValue?.contains(#"{"text":"hi"}"#) == true)
             #expect(first.stringValue?.contains("bob") == true)
             #expect(first.stringValue?.contains("reaction: wave by ann") == true)
+            // In the History panel, not in the selected object's change list (the two lists once
+            // shared an id, and the messages landed in the object pane).
+            #expect(try await page.evaluate("document.querySelectorAll('#detail li.history-message').length") == 0)
             let last = try await page.evaluate(
-                "document.querySelectorAll('#history li.history-message')[1].textContent")
+                "document.querySelectorAll('#history-messages li.history-message')[1].textContent")
             #expect(last.stringValue?.contains(#""first""#) == true)
         }
     }

@@ -20,6 +20,8 @@ struct AdminService: EmulatorService {
     let admin: EmulatorAdmin
     /// The faults `/v1/faults` lists, adds and removes.
     let faults: FaultRegistry
+    /// The console's token helper (`/v1/keysets/{sub}/tokens`).
+    let tokens: AdminTokens
 
     func claims(_ request: ServerRequest) -> Bool {
         let path = request.rawPath
@@ -177,6 +179,12 @@ struct AdminService: EmulatorService {
                 return AdminWire.json(
                     await admin.bus.historyConsoleJSON(
                         subscribeKey, channel: value("channel"), limit: Self.limit(value("limit"), default: 100)))
+            case ["tokens"]:
+                if let refusal = only("POST") { return refusal }
+                return tokens.mint(subscribeKey: subscribeKey, body: request.body)
+            case ["tokens", "parse"]:
+                if let refusal = only("POST") { return refusal }
+                return tokens.parse(subscribeKey: subscribeKey, body: request.body)
             case let rest where rest.count == 3 && rest[0] == "history" && !rest[2].isEmpty:
                 if let refusal = only("GET") { return refusal }
                 guard let collection = ObjectCollection.all.first(where: { $0.name == rest[1] }) else {

@@ -1,6 +1,7 @@
 package import ArgumentParsing
 import Foundation
 import JSONCore
+public import PubNubBase
 
 /// The command-line options of a standalone emulator, parsed once for every executable that
 /// starts one (`datasync-emulator`, and `datasync emulator` of the `datasync` CLI), so their flags
@@ -65,6 +66,9 @@ public struct EmulatorOptions: Sendable, Hashable {
     /// printed for each. The in-memory request log (the console's, `GET /_emulator/v1/requests`)
     /// keeps every entry either way.
     public var quietRequests = false
+    /// `--log-level`: the least important records the executables print (`info` by default,
+    /// which prints what they always did: one line per request, warnings on standard error).
+    public var logLevel = PubNubLogLevel.info
     /// `--allowed-host NAME` (repeatable): host names answered besides loopback ones while the
     /// emulator listens on loopback (``EmulatorConfiguration/allowedHosts``).
     public var allowedHosts: [String] = []
@@ -111,6 +115,9 @@ public struct EmulatorOptions: Sendable, Hashable {
         .value("--max-buffered-request-bytes", "N", help: "the most request bytes buffered across connections"),
         .value("--admin-secret", "S", help: "the bearer secret the admin routes and the console require"),
         .flag("--no-request-lines", help: "print no line per answered request"),
+        .value(
+            "--log-level", "LEVEL",
+            help: "the least important records printed: debug, info, warning or error (default info)"),
         .repeated("--allowed-host", "NAME", help: "a host name answered besides loopback ones (repeatable)"),
         .value(
             "--config", "FILE",
@@ -147,7 +154,8 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
             \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
-            \(indent)[--no-request-lines] [--allowed-host NAME]... [--config FILE]
+            \(indent)[--no-request-lines] [--log-level LEVEL] [--allowed-host NAME]...
+            \(indent)[--config FILE]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -249,6 +257,12 @@ public struct EmulatorOptions: Sendable, Hashable {
             adminSecret = secret
         }
         quietRequests = parsed.flag("--no-request-lines")
+        if let text = parsed.value("--log-level") {
+            guard let level = PubNubLogLevel.allCases.first(where: { $0.description == text }) else {
+                throw invalid("--log-level", "--log-level takes debug, info, warning or error, not '\(text)'")
+            }
+            logLevel = level
+        }
         for name in parsed.values("--allowed-host") {
             guard HostPolicy.normalizedName(name) != nil else {
                 throw invalid("--allowed-host", "--allowed-host takes a host name, such as myapp.test")
@@ -288,6 +302,7 @@ public struct EmulatorOptions: Sendable, Hashable {
         configuration.serverLimits = serverLimits
         if let adminSecret { configuration.admin.secret = adminSecret }
         configuration.allowedHosts = allowedHosts
+        configuration.logsRequests = !quietRequests
         return configuration
     }
 

@@ -4,7 +4,9 @@
 // same DataSync REST paths the SDK uses (so the service's rules, access control included, apply
 // to the console too); the admin API under /_emulator/v1 supplies what the REST API has no
 // route for: keysets, histories, presence, the request log, the live stream, the clock, reset,
-// export and import, and the faults panel. Everything from the server is rendered with textContent, never as HTML.
+// export and import, the faults panel, and the token helper (which signs with the keyset's
+// secret key on the server side, so the page never holds it). Everything from the server is
+// rendered with textContent, never as HTML.
 "use strict";
 
 const ADMIN = "/_emulator/v1";
@@ -681,7 +683,8 @@ async function loadPresence() {
 // The channels that hold stored messages (as buttons), and the chosen channel's newest messages
 // with their actions (reactions, receipts), newest first.
 async function loadHistory() {
-  const list = $("history");
+  // Not `history`: that is the selected object's change list in the detail pane.
+  const list = $("history-messages");
   const names = $("history-channels");
   const keyset = currentKeyset();
   if (!keyset || !keyset.pubSub) {
@@ -849,6 +852,297 @@ async function clearFaults() {
   loadFaults();
 }
 
+// MARK: Tools: classes
+
+// The keyset's classes through the DataSync class routes (`entity-classes`,
+// `relationship-classes`), so the service's own rules refuse a bad definition, a class still in
+// use, or a built-in, and access control applies as it does to the SDK.
+const CLASS_INPUT_FIELDS = ["name", "level", "extends", "ttlDays", "eventsEnabled", "versions", "cardinality",
+  "entityAClass", "entityBClass"];
+const tools = { classSelected: null, classes: [] };
+
+function classTemplate(kind) {
+  return kind === "entity-classes"
+    ? { name: "Product", ttlDays: 31, eventsEnabled: true, versions: [{ version: 1, properties: [] }] }
+    : { name: "Bought", cardinality: "one-to-many", entityAClass: "User", entityBClass: "Product", versions: [{ version: 1 }] };
+}
+
+function showClassError(message) {
+  const error = $("class-error");
+  error.textContent = message || "";
+  error.hidden = !message;
+}
+
+async function loadClasses() {
+  const list = $("class-list");
+  const kind = $("class-kind").value;
+  let items;
+  try {
+    const body = await rest("GET", kind);
+    tools.classes = body.data || [];
+    items = tools.classes.map((definition) => {
+      const item = document.createElement("li");
+      item.className = "clickable";
+      item.dataset.name = definition.name;
+      item.dataset.level = definition.level;
+      item.setAttribute("aria-selected", String(definition.name === tools.classSelected));
+      const versions = (definition.versions || []).map((version) => version.version).join(", ");
+      appendParts(item, [
+        ["tag", definition.level],
+        [null, definition.name],
+        ["muted", `versions ${versions}` + (definition.extends ? ` · extends ${definition.extends.name}` : "")],
+      ]);
+      item.addEventListener("click", () => showClass(definition.name));
+      return item;
+    });
+    showClassError(null);
+  } catch (error) {
+    tools.classes = [];
+    items = [];
+    showClassError("Classes: " + error.message);
+  }
+  list.replaceChildren(...items);
+  const selected = tools.classes.find((definition) => definition.name === tools.classSelected);
+  $("class-json").textContent = selected ? JSON.stringify(selected, null, 2) : "";
+  if (!selected) {
+    tools.classSelected = null;
+    if (!$("class-edit-json").value) $("class-edit-json").value = JSON.stringify(classTemplate(kind), null, 2);
+  }
+}
+
+function showClass(name) {
+  const definition = tools.classes.find((candidate) => candidate.name === name);
+  if (!definition) return;
+  tools.classSelected = name;
+  for (const item of $("class-list").children) item.setAttribute("aria-selected", String(item.dataset.name === name));
+  $("class-json").textContent = JSON.stringify(definition, null, 2);
+  const editable = {};
+  for (const field of CLASS_INPUT_FIELDS) if (definition[field] !== undefined) editable[field] = definition[field];
+  $("class-edit-json").value = JSON.stringify(editable, null, 2);
+}
+
+function classDraft() {
+  try {
+    return JSON.parse($("class-edit-json").value);
+  } catch (error) {
+    showClassError("The definition is not valid JSON: " + error.message);
+    return null;
+  }
+}
+
+async function changeClass(method) {
+  const kind = $("class-kind").value;
+  const draft = method === "DELETE" ? null : classDraft();
+  if (method !== "DELETE" && !draft) return;
+  const name = method === "POST" ? null : (draft && draft.name) || tools.classSelected;
+  if (method !== "POST" && !name) {
+    showClassError("Pick a class in the list first.");
+    return;
+  }
+  if (method === "DELETE" && !confirm(`Delete class ${name}? Only a SubKey class without objects can go.`)) return;
+  try {
+    const path = name === null ? kind : `${kind}/${segment(name)}`;
+    const options = draft ? { body: { data: draft }, contentType: "application/json" } : {};
+    const body = await rest(method, path, options);
+    tools.classSelected = method === "DELETE" ? null : (body && body.data && body.data.name) || name;
+    notify(`${method === "POST" ? "Created" : method === "PUT" ? "Replaced" : "Deleted"} class ${name || tools.classSelected}.`, true);
+    showClassError(null);
+    if (method === "DELETE") $("class-edit-json").value = "";
+    await loadClasses();
+    // The object list's class picker reads the keyset's classes.
+    scheduleRefresh();
+  } catch (error) {
+    showClassError(`${method} refused: ${error.message}`);
+  }
+}
+
+// MARK: Tools: publish
+
+// Publishes through the pub/sub publish route (POST, the message as the body), with the keyset's
+// publish key and the console's token when one is set: what the SDK's publish sends.
+async function publishMessage(event) {
+  event.preventDefault();
+  const result = $("publish-result");
+  const keyset = currentKeyset();
+  const show = (text, ok) => {
+    result.textContent = text;
+    result.className = ok ? "muted" : "error";
+  };
+  if (!keyset || !keyset.pubSub) return show("This keyset has no pub/sub service.", false);
+  const channel = $("publish-channel").value.trim();
+  if (!channel) return show("Give a channel.", false);
+  const text = $("publish-message").value;
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return show("The message is not valid JSON: " + error.message, false);
+  }
+  const query = [["uuid", "datasync-console"], ["store", $("publish-store").checked ? "1" : "0"]];
+  const meta = $("publish-meta").value.trim();
+  if (meta) {
+    try {
+      JSON.parse(meta);
+    } catch (error) {
+      return show("The meta is not valid JSON: " + error.message, false);
+    }
+    query.push(["meta", meta]);
+  }
+  const ttl = $("publish-ttl").value.trim();
+  if (ttl) query.push(["ttl", ttl]);
+  const token = $("auth-token").value.trim();
+  if (token) query.push(["auth", token]);
+  const encoded = query.map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+  encoded.push(CONSOLE_TAG);
+  const path = `/publish/${segment(keyset.publishKey)}/${segment(keyset.subscribeKey)}/0/${segment(channel)}/0`;
+  try {
+    const response = await fetch(path + "?" + encoded.join("&"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: text,
+    });
+    const body = await readBody(response);
+    if (response.ok && Array.isArray(body) && body[0] === 1) {
+      show(`Published on ${channel} at timetoken ${body[2]}.`, true);
+      if ($("publish-store").checked && $("history-channel").value.trim() === channel) loadHistory();
+    } else if (Array.isArray(body)) {
+      show(`Refused: HTTP ${response.status} ${body[1]}`, false);
+    } else {
+      show("Refused: " + describeError(response.status, body), false);
+    }
+  } catch (error) {
+    show("Publish failed: " + error.message, false);
+  }
+}
+
+// MARK: Tools: tokens
+
+// Mints a token through the admin API (which signs it with the keyset's secret key, a key this
+// page never sees) and reads one back, as `datasync grant` and `datasync token parse` do.
+function grantTable(text, what) {
+  const table = {};
+  for (const rawLine of text.split("\n")) {
+    const line = rawLine.trim();
+    if (!line) continue;
+    const first = line.indexOf("=");
+    const last = line.lastIndexOf("=");
+    const letters = line.slice(last + 1);
+    if (first <= 0 || last <= first + 1 || !letters) {
+      throw new Error(`${what}: "${line}" is not BUCKET=NAME=PERMS, such as channels=lobby=rw`);
+    }
+    let bits = 0;
+    if (/^\d+$/.test(letters)) bits = Number(letters);
+    else {
+      for (const letter of letters.toLowerCase()) {
+        const index = "rwmdcguj".indexOf(letter);
+        if (index < 0) throw new Error(`${what}: "${letters}" are not letters of rwmdcguj`);
+        bits |= 1 << index;
+      }
+    }
+    const bucket = line.slice(0, first);
+    (table[bucket] = table[bucket] || {})[line.slice(first + 1, last)] = bits;
+  }
+  return table;
+}
+
+function showTokenError(message) {
+  const error = $("token-error");
+  error.textContent = message || "";
+  error.hidden = !message;
+}
+
+async function mintToken(event) {
+  event.preventDefault();
+  let permissions;
+  try {
+    permissions = {
+      resources: grantTable($("token-resources").value, "resources"),
+      patterns: grantTable($("token-patterns").value, "patterns"),
+    };
+  } catch (error) {
+    return showTokenError(error.message);
+  }
+  const user = $("token-user").value.trim();
+  if (user) permissions.uuid = user;
+  const ttl = $("token-ttl").value === "" ? null : Number($("token-ttl").value);
+  try {
+    const body = await admin(`/keysets/${segment(state.keyset)}/tokens`, {
+      method: "POST",
+      body: JSON.stringify({ ttl, permissions }),
+      headers: { "Content-Type": "application/json" },
+    });
+    $("token-output").value = body.token;
+    $("token-minted").hidden = false;
+    $("token-input").value = body.token;
+    showTokenError(null);
+    await parseToken();
+  } catch (error) {
+    showTokenError("Mint refused: " + error.message);
+  }
+}
+
+async function parseToken(event) {
+  if (event) event.preventDefault();
+  const token = $("token-input").value.trim();
+  const details = $("token-details");
+  if (!token) return showTokenError("Give a token to read.");
+  try {
+    const body = await admin(`/keysets/${segment(state.keyset)}/tokens/parse`, {
+      method: "POST",
+      body: JSON.stringify({ token }),
+      headers: { "Content-Type": "application/json" },
+    });
+    const rows = [
+      ["authorized user", body.authorizedUserId || "anyone"],
+      ["issued", body.issuedAt],
+      ["expires", body.expiresAt + ` (${body.ttlMinutes} min)` + (body.expired ? " · expired" : "")],
+      ["signed by this keyset", body.signedByThisKeyset ? "yes" + (body.revoked ? " · revoked" : "") : "no"],
+    ];
+    for (const scope of ["resources", "patterns"]) {
+      for (const [bucket, names] of Object.entries(body[scope] || {})) {
+        for (const [name, letters] of Object.entries(names)) rows.push([`${scope} ${bucket}`, `${name} = ${letters}`]);
+      }
+    }
+    if (body.meta && Object.keys(body.meta).length) rows.push(["meta", JSON.stringify(body.meta)]);
+    details.replaceChildren(
+      ...rows.flatMap(([term, value]) => {
+        const dt = document.createElement("dt");
+        dt.textContent = term;
+        const dd = document.createElement("dd");
+        dd.textContent = value;
+        return [dt, dd];
+      }),
+    );
+    showTokenError(null);
+  } catch (error) {
+    details.replaceChildren();
+    showTokenError("Cannot read it: " + error.message);
+  }
+}
+
+function useMintedToken() {
+  const field = $("auth-token");
+  field.value = $("token-output").value;
+  field.dispatchEvent(new Event("change"));
+  notify("The console now sends the minted token.", true);
+}
+
+function wireToolPanels() {
+  $("class-kind").addEventListener("change", () => {
+    tools.classSelected = null;
+    $("class-edit-json").value = "";
+    loadClasses();
+  });
+  $("class-create").addEventListener("click", () => changeClass("POST"));
+  $("class-save").addEventListener("click", () => changeClass("PUT"));
+  $("class-delete").addEventListener("click", () => changeClass("DELETE"));
+  $("publish-form").addEventListener("submit", publishMessage);
+  $("token-mint-form").addEventListener("submit", mintToken);
+  $("token-parse-form").addEventListener("submit", parseToken);
+  $("token-use").addEventListener("click", useMintedToken);
+  // A token typed or minted may open the class routes of a keyset with access control on.
+  $("auth-token").addEventListener("change", loadClasses);
+}
+
 // MARK: Live streams (the emulator's own long-polls)
 
 function prepend(list, item) {
@@ -1006,6 +1300,9 @@ async function switchKeyset(subscribeKey) {
   loadList();
   loadPresence();
   loadHistory();
+  tools.classSelected = null;
+  $("class-edit-json").value = "";
+  loadClasses();
   eventsLoop(generation);
   requestsLoop(generation);
 }
@@ -1092,6 +1389,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("fault-kind").addEventListener("change", showFaultFields);
   $("fault-form").addEventListener("submit", addFault);
   $("faults-clear").addEventListener("click", clearFaults);
+  wireToolPanels();
   $("history-form").addEventListener("submit", (event) => {
     event.preventDefault();
     loadHistory();

@@ -62,6 +62,7 @@ enum DataSyncCLI {
     static func rootCommand() -> Command<CommandAction> {
         var subcommands = ObjectKind.allCases.map(ObjectCommands.command)
         subcommands += MessagingCommands.commands
+        subcommands += HistoryCommands.commands
         subcommands += [
             WatchCommand.command, EmulatorCommand.command, InitCommand.command, AdminCommand.command,
             TokenCommands.grant, TokenCommands.token, FaultsCommand.command, FilesCommand.command, helpCommand,

@@ -50,7 +50,7 @@ enum EmulatorCommand {
     static func run(_ invocation: Invocation) async throws -> Int32 {
         let console = invocation.console
         let options: EmulatorOptions
-        let configuration: EmulatorConfiguration
+        var configuration: EmulatorConfiguration
         // The same table and parser as datasync-emulator; this command passes its arguments
         // through so that the emulator's help is shown for `datasync emulator --help`.
         let parser = ArgumentParser<Never>(root: EmulatorOptions.command(program: program))
@@ -82,6 +82,10 @@ enum EmulatorCommand {
             }
         }
 
+        // Request lines (info), their sizes (debug) and warnings go through one logger at --log-level.
+        let logger = EmulatorOutputLogger(
+            minimumLevel: options.logLevel, standardOutput: { console.out($0) }, standardError: { console.err($0) })
+        configuration.logger = logger
         let emulator = try makeEmulator(configuration)
         // Signals become stream elements on their own queue, with their default action off.
         signal(SIGINT, SIG_IGN)
@@ -96,17 +100,16 @@ enum EmulatorCommand {
         }
         defer { for source in sources { source.cancel() } }
 
-        // `--no-request-lines` prints no line per request (the in-memory request log still has them).
-        let requestLines: (@Sendable (String) -> Void)? =
-            options.quietRequests ? nil : { @Sendable line in console.out(line) }
+        // The logger prints the request lines unless `--no-request-lines` (the in-memory request log
+        // still has them).
         let url: URL
         do {
-            url = try await emulator.start(host: options.host, port: options.port, requestLog: requestLines)
+            url = try await emulator.start(host: options.host, port: options.port)
         } catch {
             throw EmulatorStartFailure(description: "\(error)\(options.portHint)")
         }
         let origin = url.absoluteString
-        for warning in options.securityWarnings { console.err(warning) }
+        for warning in options.securityWarnings { logger.log(.warning, .emulator, warning) }
         // The same banner as datasync-emulator's, console URL included.
         for line in options.bannerLines(url: url, emulator: emulator, configFile: expanded.file) { console.out(line) }
         console.out("Point the CLI at it from another shell:")
@@ -116,11 +119,11 @@ enum EmulatorCommand {
         console.out("Press Ctrl-C to stop.")
 
         for await number in signals {
-            console.out("received signal \(number), stopping")
+            logger.log(.info, .emulator, "received signal \(number), stopping")
             break
         }
         await emulator.stop()
-        console.out("stopped")
+        logger.log(.info, .emulator, "stopped")
         return ExitStatus.ok
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Transport
 
 /// How much a log record matters, from the most detailed to the most serious.
 public enum PubNubLogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConvertible {
@@ -50,8 +49,9 @@ public struct PubNubLogCategory: RawRepresentable, Hashable, Sendable, CustomStr
     public static let emulator = PubNubLogCategory(rawValue: "emulator")
 }
 
-/// One log record. The SDK writes no secret into one: auth tokens and signatures in URLs and
-/// secret headers are `REDACTED`, and keys (publish, subscribe, secret, cipher) never appear.
+/// One log record. The SDK and the emulator write no secret into one: auth tokens and signatures
+/// in URLs and secret headers are `REDACTED`, and keys (publish, subscribe, secret, cipher) never
+/// appear.
 public struct PubNubLogRecord: Sendable, Hashable, CustomStringConvertible {
     /// How much it matters.
     public var level: PubNubLogLevel
@@ -71,8 +71,9 @@ public struct PubNubLogRecord: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "[\(level)] \(category): \(message)" }
 }
 
-/// Receives the SDK's log records. Set one on ``PubNubConfiguration/logger``; there is none by
-/// default, and then nothing is formatted at all.
+/// Receives the SDK's log records. Set one on `PubNubConfiguration.logger` (or, for the local
+/// emulator, `EmulatorConfiguration.logger`); there is none by default, and then nothing is
+/// formatted at all.
 ///
 /// Records below ``minimumLevel`` are never built, so a logger at `.warning` costs nothing per
 /// successful request. Implementations are called from any task or thread, concurrently, and
@@ -156,20 +157,4 @@ public struct ClosureLogger: PubNubLogger {
 
     /// Calls the closure.
     public func log(_ record: PubNubLogRecord) { handler(record) }
-}
-
-/// Turns the HTTP log of a client's requests into `network` records: requests and answers at
-/// `debug`, error statuses at `info`, failures at `warning`.
-struct NetworkLogSink: HTTPLogSink {
-    let logger: any PubNubLogger
-
-    func log(_ record: HTTPLogRecord) {
-        let level: PubNubLogLevel
-        switch record.event {
-        case .request: level = .debug
-        case .response(let status): level = status >= 400 ? .info : .debug
-        case .failure: level = .warning
-        }
-        logger.log(level, .network, record.description)
-    }
 }
