@@ -185,7 +185,7 @@ public actor Emulator {
             services: adminServices + [
                 AccessManagerService(registry: access), DataSyncEventGate(dataSync: dataSync, bridge: events),
                 PubSubService(bus: bus, faults: faults), PresenceService(bus: bus, faults: faults),
-                HistoryService(bus: bus),
+                HistoryService(bus: bus), PushService(bus: bus),
             ],
             authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog,
             hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix), faults: faultRegistry)

@@ -162,6 +162,9 @@ struct AdminService: EmulatorService {
                 return AdminWire.json(
                     await admin.bus.historyConsoleJSON(
                         subscribeKey, channel: value("channel"), limit: Self.limit(value("limit"), default: 100)))
+            case ["push"]:
+                if let refusal = only("GET") { return refusal }
+                return AdminWire.json(await admin.bus.pushConsoleJSON(subscribeKey))
             case let rest where rest.count == 3 && rest[0] == "history" && !rest[2].isEmpty:
                 if let refusal = only("GET") { return refusal }
                 guard let collection = ObjectCollection.all.first(where: { $0.name == rest[1] }) else {

@@ -62,13 +62,18 @@ public struct PubSubConfiguration: Sendable {
     /// heartbeat that would add more is answered 400 with a message naming the limit, and changes
     /// nothing; refreshing a presence already held always works. Default 50,000.
     public var maximumPresencesPerKeyset: Int
+    /// The most mobile push registrations (one device token, gateway and, for APNs2, topic and
+    /// environment) a keyset holds. Registering one more device is answered 400 and changes
+    /// nothing; changing a device already registered always works. Default 100,000.
+    public var maximumPushRegistrations: Int
 
     /// Creates a configuration; every value starts at its documented default.
     public init(
         keysets: [PubSubKeyset] = [.demo], catchUpBufferSize: Int = 20_000, longPollTimeout: Duration = .seconds(280),
         maximumMessagesPerResponse: Int = 100, defaultPresenceTimeout: Int = 300, presenceAnnounceMax: Int = 20,
         presenceInterval: Int = 10, presenceDeltaByteLimit: Int = 30_000, maximumChannelGroups: Int = 10_000,
-        maximumChannelsPerGroup: Int = 2_000, maximumPresencesPerKeyset: Int = 50_000
+        maximumChannelsPerGroup: Int = 2_000, maximumPresencesPerKeyset: Int = 50_000,
+        maximumPushRegistrations: Int = 100_000
     ) {
         self.keysets = keysets
         self.catchUpBufferSize = catchUpBufferSize
@@ -81,5 +86,6 @@ public struct PubSubConfiguration: Sendable {
         self.maximumChannelGroups = maximumChannelGroups
         self.maximumChannelsPerGroup = maximumChannelsPerGroup
         self.maximumPresencesPerKeyset = maximumPresencesPerKeyset
+        self.maximumPushRegistrations = maximumPushRegistrations
     }
 }
