@@ -14,7 +14,7 @@ let upcomingFeatures: [SwiftSetting] = [
 // `@concurrent` (large answers are decoded that way). The loops of Realtime and DataSyncLive run
 // in tasks of their own and keep the default.
 let callerIsolatedTargets: Set<String> = [
-    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence",
+    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence", "MobilePush",
 ]
 
 let package = Package(
@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "MessagePersistence", targets: ["MessagePersistence"]),
+        .library(name: "MobilePush", targets: ["MobilePush"]),
         .library(name: "DataSyncLive", targets: ["DataSyncLive"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
@@ -107,6 +108,9 @@ let package = Package(
         .target(
             name: "MessagePersistence",
             dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto"]),
+        // Mobile push device registrations (Documentation/MobilePush.md). Not `Push`: too generic
+        // a module name for an app to be without.
+        .target(name: "MobilePush", dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -270,6 +274,12 @@ let package = Package(
             dependencies: [
                 "MessagePersistence", "Messaging", "Realtime", "PubNubCore", "DataSyncTestSupport", "JSONCore",
                 "Transport", "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
+            ]),
+        .testTarget(
+            name: "MobilePushTests",
+            dependencies: [
+                "MobilePush", "Messaging", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport",
+                "DataSyncEmulator", "EmulatorHTTP",
             ]),
         // The SDK against an emulator with Access Manager on (issue 14's SDK side).
         .testTarget(

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(PubNubBase JSONCore JSONPatch FilterExpression Transport Auth DataSyncModels PubNubCore DataSync Realtime
-        Messaging MessagePersistence PubNubCrypto EmulatorHTTP DataSyncEmulator DataSyncTestSupport DataSyncLive)
+        Messaging MessagePersistence MobilePush PubNubCrypto EmulatorHTTP DataSyncEmulator DataSyncTestSupport DataSyncLive)
 fi
 
 docc=$(command -v docc || true)
