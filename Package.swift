@@ -14,7 +14,7 @@ let upcomingFeatures: [SwiftSetting] = [
 // `@concurrent` (large answers are decoded that way). The loops of Realtime and DataSyncLive run
 // in tasks of their own and keep the default.
 let callerIsolatedTargets: Set<String> = [
-    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence", "FileSharing",
+    "Transport", "Auth", "PubNubCore", "DataSync", "Messaging", "MessagePersistence", "FileSharing", "MobilePush",
 ]
 
 let package = Package(
@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "MessagePersistence", targets: ["MessagePersistence"]),
         .library(name: "FileSharing", targets: ["FileSharing"]),
+        .library(name: "MobilePush", targets: ["MobilePush"]),
         .library(name: "DataSyncLive", targets: ["DataSyncLive"]),
         .executable(name: "datasync-quickstart", targets: ["datasync-quickstart"]),
         .executable(name: "datasync-emulator", targets: ["datasync-emulator"]),
@@ -114,6 +115,9 @@ let package = Package(
         .target(
             name: "FileSharing",
             dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport", "PubNubCrypto"]),
+        // Mobile push device registrations (Documentation/MobilePush.md). Not `Push`: too generic
+        // a module name for an app to be without.
+        .target(name: "MobilePush", dependencies: ["PubNubCore", "PubNubBase", "JSONCore", "Transport"]),
 
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
@@ -287,6 +291,12 @@ let package = Package(
                 "FileSharing", "Realtime", "MessagePersistence", "PubNubCore", "PubNubBase", "DataSyncTestSupport",
                 "JSONCore", "Transport", "PubNubCrypto", "DataSyncEmulator", "EmulatorHTTP",
             ]),
+        .testTarget(
+            name: "MobilePushTests",
+            dependencies: [
+                "MobilePush", "Messaging", "PubNubCore", "DataSyncTestSupport", "JSONCore", "Transport",
+                "DataSyncEmulator", "EmulatorHTTP",
+            ]),
         // The SDK against an emulator with Access Manager on (issue 14's SDK side).
         .testTarget(
             name: "AccessEndToEndTests",
@@ -303,7 +313,7 @@ let package = Package(
             dependencies: [
                 "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
                 "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-                "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing",
+                "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing", "MobilePush",
             ]),
         // Runs the built `datasync` binary against an in-process emulator; parser unit tests.
         .testTarget(

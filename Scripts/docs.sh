@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(PubNubBase JSONCore JSONPatch FilterExpression Transport Auth DataSyncModels PubNubCore DataSync Realtime
-        Messaging MessagePersistence FileSharing PubNubCrypto EmulatorHTTP DataSyncEmulator DataSyncTestSupport DataSyncLive)
+        Messaging MessagePersistence FileSharing MobilePush PubNubCrypto EmulatorHTTP DataSyncEmulator DataSyncTestSupport
+        DataSyncLive)
 fi
 
 docc=$(command -v docc || true)

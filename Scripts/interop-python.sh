@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Interop test: PubNub's official Python SDK (pubnub==10.8.0, in .build/pyvenv) against the
-# emulator on ephemeral ports: the pub/sub, history and files tests against an emulator with access control off, then
-# the Access Manager test (grant, revoke, signed and granted publish/subscribe) against one
+# emulator on ephemeral ports: the pub/sub, history, files and push tests against an emulator with
+# access control off, then the Access Manager test (grant, revoke, signed and granted publish/subscribe) against one
 # started with a secret key. Needs a built tree (swift build); exits non-zero on any mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +71,8 @@ run_test "$open_log" Tests/Interop/pubsub_interop.py "$origin" "$(banner "$open_
 run_test "$open_log" Tests/Interop/history_interop.py selftest "$origin" "$(banner "$open_log" 'publish key')" \
     "$(banner "$open_log" 'subscribe key')"
 run_test "$open_log" Tests/Interop/files_interop.py selftest "$origin" "$(banner "$open_log" 'publish key')" \
+    "$(banner "$open_log" 'subscribe key')"
+run_test "$open_log" Tests/Interop/push_interop.py selftest "$origin" "$(banner "$open_log" 'publish key')" \
     "$(banner "$open_log" 'subscribe key')"
 
 pam_log=$(mktemp)

@@ -202,6 +202,7 @@ public actor Emulator {
                 FileService(
                     bus: bus, fileLimit: configuration.pubSub.maximumFileBytes,
                     keysetLimit: configuration.pubSub.maximumFileStorageBytes),
+                PushService(bus: bus),
             ],
             authorizer: AccessControl(registry: access, projector: dataSync), requestLog: requestLog,
             hostPolicy: hostPolicy, cors: CORSPolicy(excludedPrefix: AdminService.prefix), faults: faultRegistry)

@@ -78,7 +78,8 @@ struct AccessControl: EmulatorAuthorizer {
         /// History and message actions: `needed` on every channel (read to fetch, count and list
         /// actions; update to add an action; delete to delete messages or remove an action).
         case channels(AccessBits, [String])
-        /// Where now, global here now, list of groups: any valid token.
+        /// Where now, global here now, list of groups, listing or removing a push device: any
+        /// valid token.
         case anyToken
         /// Channel-group management: manage on the group.
         case manage(group: String)
@@ -295,6 +296,13 @@ struct AccessControl: EmulatorAuthorizer {
             let channels = decoded(4).map { [$0] } ?? []
             if raw.count > 5, raw[5] == "generate-upload-url" { return (sub, .channels(.write, channels)) }
             return (sub, .channels(request.method.uppercased() == "DELETE" ? .delete : .read, channels))
+        case "v1" where raw.count > 1 && raw[1] == "push", "v2" where raw.count > 1 && raw[1] == "push":
+            // {v} push sub-key {sub} devices[-apns2] {token} [remove]: changing a device's
+            // channels needs read on each (what a subscriber of them needs); listing or removing
+            // a device names no channel, so any valid token may.
+            guard let sub = decoded(3) else { return nil }
+            let changed = query.list("add") + query.list("remove")
+            return (sub, changed.isEmpty || raw.count > 6 ? .anyToken : .channels(.read, changed))
         case "v1" where raw.count > 1 && raw[1] == "channel-registration":
             guard let sub = decoded(3) else { return nil }
             if let group = decoded(5) { return (sub, .manage(group: group)) }

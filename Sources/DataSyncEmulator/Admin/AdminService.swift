@@ -185,6 +185,9 @@ struct AdminService: EmulatorService {
             case ["tokens", "parse"]:
                 if let refusal = only("POST") { return refusal }
                 return tokens.parse(subscribeKey: subscribeKey, body: request.body)
+            case ["push"]:
+                if let refusal = only("GET") { return refusal }
+                return AdminWire.json(await admin.bus.pushConsoleJSON(subscribeKey))
             case let rest where rest.count == 3 && rest[0] == "history" && !rest[2].isEmpty:
                 if let refusal = only("GET") { return refusal }
                 guard let collection = ObjectCollection.all.first(where: { $0.name == rest[1] }) else {

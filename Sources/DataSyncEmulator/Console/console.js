@@ -1403,3 +1403,42 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   start();
 });
+
+// MARK: Push registrations
+
+// A keyset's mobile push registrations, one line per device with its channels. Read-only: the
+// emulator keeps registrations but never sends a notification.
+async function loadPush() {
+  const list = $("push");
+  const keyset = currentKeyset();
+  if (!keyset || !keyset.pubSub) {
+    list.replaceChildren();
+    return;
+  }
+  try {
+    const body = await admin(`/keysets/${segment(state.keyset)}/push`);
+    const items = (body.registrations || []).map((device) => {
+      const item = document.createElement("li");
+      item.className = "push-device";
+      const app = device.topic ? ` ${device.topic} (${device.environment})` : "";
+      item.textContent = `${device.type} ${device.token}${app}: ${(device.channels || []).join(", ")}`;
+      return item;
+    });
+    if (!items.length) {
+      const empty = document.createElement("li");
+      empty.className = "muted";
+      empty.textContent = "No device is registered for push on this keyset.";
+      items.push(empty);
+    }
+    list.replaceChildren(...items);
+  } catch (error) {
+    list.textContent = error.message;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("push-load").addEventListener("click", loadPush);
+  $("keyset").addEventListener("change", () => {
+    if ($("push").children.length) loadPush();
+  });
+});

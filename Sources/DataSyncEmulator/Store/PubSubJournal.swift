@@ -22,11 +22,13 @@ struct PubSubSavedState: Sendable {
     var groups: [String: [String: [String]]] = [:]
     /// Per keyset, the message history and its actions.
     var history: [String: MessageStore] = [:]
+    /// Per keyset, the mobile push registrations.
+    var push: [String: PushRegistrations] = [:]
 }
 
 /// The pub/sub half of `--state-file`: `<state file>.pubsub`, an append-only list of what a
 /// client of the pub/sub routes may ask for again after a restart: the catch-up buffer, the
-/// channel groups, the message history and its actions, the clock's setting when the admin routes moved it, and how far timetokens
+/// channel groups, the message history and its actions, the mobile push registrations, the clock's setting when the admin routes moved it, and how far timetokens
 /// went. Presence is not kept: it is ephemeral, and clients announce themselves again.
 ///
 /// Records use the framing of ``StatePersistence`` (`[length][CRC-32][JSON payload]`); each is
@@ -147,6 +149,12 @@ final class PubSubJournal {
             saved.events[key] = nil
             saved.groups[key] = nil
             saved.history[key] = nil
+            saved.push[key] = nil
+        case "push":
+            guard let key = record["k"]?.stringValue, let device = pushDevice(record),
+                let channels = record["c"]?.arrayValue
+            else { return false }
+            saved.push[key, default: PushRegistrations()].set(device, channels: channels.compactMap(\.stringValue))
         case "stored":
             // Lapsed messages are kept here and skipped by reads, which know the clock.
             guard let key = record["k"]?.stringValue, let channel = record["c"]?.stringValue,
@@ -236,6 +244,11 @@ final class PubSubJournal {
         ])
     }
 
+    /// Saves a push device's channels after a change (empty: the device is gone).
+    func pushChanged(_ subscribeKey: String, device: PushDevice, channels: [String]) -> Bool {
+        write(Self.record(device, subscribeKey: subscribeKey, channels: channels))
+    }
+
     /// Saves that a keyset's buffer and groups were dropped.
     @discardableResult
     func reset(_ subscribeKey: String) -> Bool { write(["r": "reset", "k": .string(subscribeKey)]) }
@@ -285,6 +298,12 @@ final class PubSubJournal {
                 add([
                     "r": "group", "k": .string(key), "g": .string(group), "c": .array(channels.map(JSONValue.string)),
                 ])
+            }
+        }
+        for key in state.push.keys.sorted() {
+            let push = state.push[key] ?? PushRegistrations()
+            for device in push.devices.keys.sorted() {
+                add(Self.record(device, subscribeKey: key, channels: push.channels(of: device)))
             }
         }
         for key in state.events.keys.sorted() {
@@ -381,6 +400,22 @@ final class PubSubJournal {
             let value = record["v"]?.stringValue, let uuid = record["i"]?.stringValue
         else { return nil }
         return StoredAction(messageTimetoken: message, actionTimetoken: action, type: type, value: value, uuid: uuid)
+    }
+
+    private static func record(_ device: PushDevice, subscribeKey: String, channels: [String]) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "r": "push", "k": .string(subscribeKey), "ty": .string(device.type), "d": .string(device.token),
+            "c": .array(channels.map(JSONValue.string)),
+        ]
+        if let topic = device.topic { fields["tp"] = .string(topic) }
+        if let environment = device.environment { fields["env"] = .string(environment) }
+        return .object(fields)
+    }
+
+    private static func pushDevice(_ record: JSONValue) -> PushDevice? {
+        guard let type = record["ty"]?.stringValue, let token = record["d"]?.stringValue else { return nil }
+        return PushDevice(
+            type: type, token: token, topic: record["tp"]?.stringValue, environment: record["env"]?.stringValue)
     }
 
     private static func ticks(_ value: JSONValue?) -> UInt64? { value?.stringValue.flatMap { UInt64($0) } }

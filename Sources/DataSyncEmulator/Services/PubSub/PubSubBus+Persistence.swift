@@ -6,7 +6,7 @@ extension PubSubBus {
     /// Keyset states rebuilt from what a state file held, each buffer trimmed to `capacity`.
     static func keysets(restoring saved: PubSubSavedState, capacity: Int) -> [String: KeysetState] {
         var keysets: [String: KeysetState] = [:]
-        for key in Set(saved.events.keys).union(saved.groups.keys).union(saved.history.keys) {
+        for key in Set(saved.events.keys).union(saved.groups.keys).union(saved.history.keys).union(saved.push.keys) {
             var state = KeysetState(log: EventLog(capacity: capacity))
             // The log trims in batches; a restart keeps exactly the newest `capacity`.
             for event in (saved.events[key] ?? []).suffix(state.log.capacity) where event.timetoken > state.log.head {
@@ -14,6 +14,7 @@ extension PubSubBus {
             }
             state.groups = saved.groups[key] ?? [:]
             state.history = saved.history[key] ?? MessageStore()
+            state.push = saved.push[key] ?? PushRegistrations()
             keysets[key] = state
         }
         return keysets
@@ -51,6 +52,14 @@ extension PubSubBus {
         journal.groupChanged(subscribeKey, group: group, channels: readKeyset(subscribeKey)?.groups[group])
     }
 
+    /// Saves a push device's channels before a change (none: the device is gone); true without a
+    /// state file, false when the write failed.
+    func savePush(_ subscribeKey: String, device: PushDevice, channels: [String]) -> Bool {
+        guard let journal else { return true }
+        compactJournalIfDue()
+        return journal.pushChanged(subscribeKey, device: device, channels: channels)
+    }
+
     /// Saves that a keyset's buffer and groups were dropped (its timetokens still go on).
     func saveReset(_ subscribeKey: String) {
         guard let journal else { return }
@@ -68,6 +77,7 @@ extension PubSubBus {
             if !keyset.log.events.isEmpty { state.events[key] = keyset.log.events }
             if !keyset.groups.isEmpty { state.groups[key] = keyset.groups }
             if !keyset.history.isEmpty { state.history[key] = keyset.history }
+            if !keyset.push.isEmpty { state.push[key] = keyset.push }
         }
         try? journal.compact(state)
     }

@@ -63,6 +63,8 @@ actor PubSubBus {
         var presenceCount = 0
         /// Message Persistence: what publishes stored, and message actions (PubSubBus+History).
         var history = MessageStore()
+        /// Mobile push registrations (PubSubBus+Push).
+        var push = PushRegistrations()
     }
 
     let configuration: PubSubConfiguration

@@ -68,13 +68,18 @@ public struct PubSubConfiguration: Sendable {
     /// The most bytes of files one keyset holds in all; an upload beyond it is answered 507.
     /// Default 256 MiB. Files live in memory only.
     public var maximumFileStorageBytes = 256 * 1024 * 1024
+    /// The most mobile push registrations (one device token, gateway and, for APNs2, topic and
+    /// environment) a keyset holds. Registering one more device is answered 400 and changes
+    /// nothing; changing a device already registered always works. Default 100,000.
+    public var maximumPushRegistrations: Int
 
     /// Creates a configuration; every value starts at its documented default.
     public init(
         keysets: [PubSubKeyset] = [.demo], catchUpBufferSize: Int = 20_000, longPollTimeout: Duration = .seconds(280),
         maximumMessagesPerResponse: Int = 100, defaultPresenceTimeout: Int = 300, presenceAnnounceMax: Int = 20,
         presenceInterval: Int = 10, presenceDeltaByteLimit: Int = 30_000, maximumChannelGroups: Int = 10_000,
-        maximumChannelsPerGroup: Int = 2_000, maximumPresencesPerKeyset: Int = 50_000
+        maximumChannelsPerGroup: Int = 2_000, maximumPresencesPerKeyset: Int = 50_000,
+        maximumPushRegistrations: Int = 100_000
     ) {
         self.keysets = keysets
         self.catchUpBufferSize = catchUpBufferSize
@@ -87,5 +92,6 @@ public struct PubSubConfiguration: Sendable {
         self.maximumChannelGroups = maximumChannelGroups
         self.maximumChannelsPerGroup = maximumChannelsPerGroup
         self.maximumPresencesPerKeyset = maximumPresencesPerKeyset
+        self.maximumPushRegistrations = maximumPushRegistrations
     }
 }
