@@ -117,8 +117,11 @@ extension EventLoop {
     /// Brings the total of buffered request bytes up to date with `connection`'s buffers.
     func account(_ connection: Connection) {
         let current = connection.bufferedRequestBytes
+        guard current != connection.accountedBytes else { return }
         bufferedBytes += current - connection.accountedBytes
         connection.accountedBytes = current
+        let total = bufferedBytes
+        shared.withLock { $0.statistics.bufferedRequestBytes = total }
     }
 
     /// Refuses the request `connection` is receiving because the buffer budget is spent.

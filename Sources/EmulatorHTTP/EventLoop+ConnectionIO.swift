@@ -259,8 +259,10 @@ extension EventLoop {
         let task = connection.phase == .handling ? connection.task : nil
         // Counters first, then the close and the cancellation, so whoever sees the connection
         // end or the handler cancelled also sees the counts.
+        let buffered = bufferedBytes
         shared.withLock {
             $0.statistics.openConnections -= 1
+            $0.statistics.bufferedRequestBytes = buffered
             if task != nil { $0.statistics.handlersCancelled += 1 }
         }
         poller.remove(connection.fd)

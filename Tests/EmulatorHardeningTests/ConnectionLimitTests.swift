@@ -140,7 +140,9 @@ struct ConnectionLimitTests {
                 try connection.send([UInt8](repeating: 65, count: 700_000))
                 return connection
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The first upload's head has been read and its declared body reserved: 900,000 of
+            // the 1 MiB budget, so the next declared body cannot fit.
+            #expect(await eventually { server.statistics.bufferedRequestBytes >= 900_000 })
             let refusal = try await onThread { () throws -> RawHTTPResponse in
                 let client = try RawSocket(port: port, timeout: 30)
                 // Only the head: the answer must come before any body byte.
@@ -164,6 +166,7 @@ struct ConnectionLimitTests {
                     .status
             }
             #expect(later == 200)
+            #expect(await eventually { server.statistics.bufferedRequestBytes == 0 }, "nothing is left reserved")
         }
     }
 
