@@ -85,21 +85,13 @@ package final class RawSocket: @unchecked Sendable {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
             _ = inet_pton(AF_INET6, host, &address.sin6_addr)
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            connected = Self.open(fd, to: &address)
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             _ = inet_pton(AF_INET, host, &address.sin_addr)
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            connected = Self.open(fd, to: &address)
         }
         guard connected == 0 else {
             let code = errno
@@ -109,6 +101,15 @@ package final class RawSocket: @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// `connect(2)` with an IPv4 or IPv6 address.
+    private static func open<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
+    }
 
     package func close() {
         guard !isClosed else { return }

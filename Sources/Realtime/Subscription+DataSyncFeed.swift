@@ -21,41 +21,25 @@ public enum PubNubDataSyncFeedItem: Equatable, Sendable {
 
 extension Subscription {
     /// Everything a cache of DataSync objects needs from the subscribe loop, as one ordered
-    /// stream: first ``PubNubDataSyncFeedItem/started(isReceiving:)``, then this subscription's
-    /// DataSync events, the client's statuses and the gap signals, in the order the loop produced
-    /// them. Reading it keeps the subscription subscribed; it ends with ``unsubscribe()``,
-    /// `unsubscribeAll()` or when the client is released. `.unbounded` by default (see
-    /// ``EventListenerHolding``).
+    /// stream: ``PubNubDataSyncFeedItem/started(isReceiving:)`` first, then this subscription's
+    /// DataSync events, the client's statuses and the gaps, in the loop's order. Reading it keeps
+    /// the subscription subscribed; ``unsubscribe()``, `unsubscribeAll()` and releasing the client
+    /// end it. `.unbounded` by default (see ``EventListenerHolding``).
     ///
-    /// What a cache can rely on:
-    /// - Read your objects only while the loop receives (the `started` or the last `status` says
-    ///   `isReceiving: true`): every change committed after such a read began arrives as an event
-    ///   later in the feed, unless a `gap` says otherwise.
-    /// - Gaps are judged from the statuses since the feed started, by the same rules as
-    ///   ``onDataSyncGap`` (see ``PubNubDataSyncGap/Reason``), so a loss that happened before it
-    ///   is not reported. Each comes before the status that revealed it, so a cache never calls
-    ///   itself current between a reconnection and the gap it brings.
-    /// - A status's `isReceiving` is the value at the moment it was reported, not when you read
-    ///   it, so the feed tells a consistent story even when the reader is slow.
-    ///
-    /// A cache that reads its object once the loop receives, and again after each gap. Reading
-    /// inline is the point: events that arrive during the read wait in the feed and are applied
-    /// after it, in order. `apply` must keep the newer version of an object (by `updatedAt`,
-    /// then `eTag`), since some of them are older than the read.
+    /// The contract: a read started while the last element said `isReceiving: true` misses no
+    /// change, unless a later `gap` says so. Gaps follow ``onDataSyncGap``'s rules from the feed's
+    /// start and come before the status that revealed them; a status's `isReceiving` is the value
+    /// when it was reported. Why, and a fuller cache: Documentation/Realtime.md.
     ///
     /// ```swift
-    /// var isReceiving = false
-    /// var needsRead = true
+    /// var isReceiving = false, needsRead = true
     /// for await item in pubnub.dataSyncEntity("alice").subscription().dataSyncFeed() {
     ///     switch item {
     ///     case .started(let receiving), .status(_, let receiving): isReceiving = receiving
     ///     case .gap: needsRead = true
-    ///     case .event(let event): cache.apply(event)
+    ///     case .event(let event): cache.apply(event)  // keeps the newer version of each object
     ///     }
-    ///     if needsRead, isReceiving {
-    ///         needsRead = false
-    ///         await cache.reload()
-    ///     }
+    ///     if needsRead, isReceiving { needsRead = false; await cache.reload() }
     /// }
     /// ```
     public func dataSyncFeed(
