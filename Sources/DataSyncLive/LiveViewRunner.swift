@@ -9,20 +9,21 @@ package import Realtime
 /// holds the client itself: releasing the client ends every view.
 package struct LiveViewContext: Sendable {
     package let dataSync: PubNubDataSync
-    package let realtime: RealtimeComponent
     package let tokens: LiveViewsComponent
     package let clock: any Clock<Duration>
     package let completionContext: PubNub.CompletionContext
     package let isShutDown: @Sendable () -> Bool
+    /// A subscription to a channel, through Realtime's public API; `nil` once the client is gone.
+    package let subscription: @Sendable (String) -> Subscription?
 
     package init(_ pubnub: PubNub) {
         dataSync = pubnub.dataSync
-        realtime = pubnub.realtime
         tokens = pubnub.liveViewsComponent
         clock = pubnub.configuration.clock
         completionContext = pubnub.configuration.completionContext
         let components = pubnub.components
         isShutDown = { components.isShutDown }
+        subscription = { [weak pubnub] channel in pubnub?.channel(channel).subscription() }
     }
 }
 
@@ -31,13 +32,6 @@ package struct LiveViewContext: Sendable {
 /// reader when it asks, so a slow reader gets the latest state with the changes merged, and memory
 /// stays one snapshot deep.
 package actor LiveViewRunner<Object: PubNubDataSyncObject> {
-    /// What the view reads from the loop besides events: its statuses, and the catch-ups that may
-    /// follow dropped messages (apps see those only as gaps).
-    private enum LoopSignal: Sendable {
-        case status(PubNubStatus)
-        case possibleLoss(PubNubStatus)
-    }
-
     private enum Ending {
         case finished
         case failed(PubNubError)
@@ -46,8 +40,6 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
     private var machine: LiveViewMachine<Object>
     private let definition: LiveViewDefinition<Object>
     private let context: LiveViewContext
-    private var subscription: Subscription?
-    private var gaps = DataSyncGapDetector()
     private var tasks: [Task<Void, Never>] = []
     private var readTask: Task<Void, Never>?
     private var retryTask: Task<Void, Never>?
@@ -113,61 +105,30 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
 
     private func start() {
         isStarted = true
-        guard !context.isShutDown() else {
+        guard !context.isShutDown(), let subscription = context.subscription(definition.channel) else {
             ending = .finished
             return
         }
-        let hub = context.realtime.hub
-        // Statuses first, so none reported after the subscription takes effect is missed. Unbounded:
-        // the gap detector below must see every one (they are few: one per state change, and one
-        // per answer of 100 events at most).
-        let statuses = hub.clientStore.stream(
-            bufferingPolicy: .unbounded, extract: { _ -> LoopSignal? in nil }, status: { .status($0) },
-            possibleLoss: { .possibleLoss($0) })
-        let subscription = Subscription(
-            channels: [definition.channel], groups: [], options: SubscriptionOptions(), hub: hub)
-        self.subscription = subscription
-        // Reading the stream keeps the subscription subscribed; ending it unsubscribes what no one
-        // else holds. Gaps are found here from the statuses (the same detector the client runs), so
-        // a status and the gap it reveals are handled in one step, before a snapshot can be taken
-        // in between.
-        let events = subscription.dataSyncEvents()
+        // One ordered feed (Realtime's public surface for caches): its first element says whether
+        // the loop receives the channel already, and each gap comes before the status that
+        // revealed it, so both are handled before a snapshot can be taken in between. Reading it
+        // keeps the subscription subscribed; ending it unsubscribes what no one else holds.
+        let feed = subscription.dataSyncFeed()
         tokenRegistration = context.tokens.register { [weak self] in
             Task { await self?.handle(.tokenChanged) }
         }
         tasks.append(
             Task {
-                for await event in events {
-                    self.handle(.event(event))
-                }
-                self.streamEnded()
-            })
-        tasks.append(
-            Task {
-                for await signal in statuses {
-                    switch signal {
-                    case .status(let status): self.handleStatus(status)
-                    case .possibleLoss(let status): self.handlePossibleLoss(status)
+                for await item in feed {
+                    switch item {
+                    case .started(let receiving): self.handle(.started(isReceiving: receiving))
+                    case .status(let status, let receiving): self.handle(.status(status, isReceiving: receiving))
+                    case .gap(let gap): self.handle(.gap(gap))
+                    case .event(let event): self.handle(.event(event))
                     }
                 }
                 self.streamEnded()
             })
-        let receiving = subscription.isReceiving
-        if receiving {
-            // The loop was receiving before this view: the detector starts from there, so an
-            // interruption and a resume that cannot catch up are told apart as the client's are.
-            _ = gaps.observe(PubNubStatus(category: .connected, operation: .subscribe, isError: false))
-        }
-        handle(.started(isReceiving: receiving))
-    }
-
-    private func handleStatus(_ status: PubNubStatus) {
-        if let gap = gaps.observe(status) { handle(.gap(gap)) }
-        handle(.status(status, isReceiving: subscription?.isReceiving ?? false))
-    }
-
-    private func handlePossibleLoss(_ status: PubNubStatus) {
-        if let gap = gaps.observePossibleLoss(status) { handle(.gap(gap)) }
     }
 
     private func streamEnded() {
@@ -233,7 +194,6 @@ package actor LiveViewRunner<Object: PubNubDataSyncObject> {
             context.tokens.unregister(tokenRegistration)
             self.tokenRegistration = nil
         }
-        subscription = nil
     }
 
     private func wake() {

@@ -111,6 +111,9 @@ public final class HTTPServer: Sendable {
         public var idleConnectionsEvicted: Int = 0
         /// Requests answered `503` because the buffered-request-bytes limit was reached.
         public var requestsRefusedForBufferLimit: Int = 0
+        /// Request bytes buffered across all connections now, declared bodies included: what
+        /// `maximumBufferedRequestBytes` limits. Tests wait on it instead of on the clock.
+        package var bufferedRequestBytes: Int = 0
 
         /// Creates zeroed statistics.
         public init() {}

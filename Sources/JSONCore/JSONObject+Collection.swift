@@ -80,7 +80,7 @@ extension JSONObject: Collection {
     public func index(forKey key: String) -> Index? {
         let name = MemberName(key)
         switch storage {
-        case .small(let members): return Self.position(of: name, in: members).map { Index(position: .small($0)) }
+        case .small(let members): return members.position(of: name).map { Index(position: .small($0)) }
         case .hashed(let table): return table.index(forKey: name).map { Index(position: .hashed($0)) }
         }
     }

@@ -29,36 +29,10 @@ import Foundation
 /// them in a hash table keyed by the UTF-8 bytes of each name, with the costs of a Swift
 /// `Dictionary`. Which form an object uses never changes what it holds, how it compares or hashes.
 public struct JSONObject: Sendable {
-    /// A member name that compares and hashes by its UTF-8 bytes, which for Swift strings (always
-    /// valid Unicode) is the same as comparing Unicode scalars.
-    package struct MemberName: Hashable, Sendable {
-        package let string: String
-
-        @inline(__always)
-        package init(_ string: String) { self.string = string }
-
-        @inline(__always)
-        package static func == (lhs: MemberName, rhs: MemberName) -> Bool { ScalarText.equal(lhs.string, rhs.string) }
-
-        @inline(__always)
-        package func hash(into hasher: inout Hasher) { ScalarText.hash(string, into: &hasher) }
-    }
-
-    /// One member of a small object.
-    ///
-    /// A struct rather than a `(key:value:)` tuple: an array of tuples is destroyed through the
-    /// runtime's generic tuple witness, one call per field of every member, where a struct has a
-    /// destroy function of its own (destroying parsed payloads was a sixth of a parse's cost).
-    package struct Member: Sendable {
-        package var key: MemberName
-        package var value: JSONValue
-
-        @inline(__always)
-        package init(key: MemberName, value: JSONValue) {
-            self.key = key
-            self.value = value
-        }
-    }
+    /// A member name; see ``JSONMemberName``.
+    package typealias MemberName = JSONMemberName
+    /// One member of a small object; see ``JSONMember``.
+    package typealias Member = JSONMember
 
     /// Where the members live: a small object's array, searched linearly, or a hash table.
     package enum Storage: Sendable {
@@ -145,40 +119,16 @@ public struct JSONObject: Sendable {
 
     // MARK: Storage primitives
 
-    /// The position of `name` in a small object's members.
-    @inline(__always)
-    static func position(of name: MemberName, in members: ContiguousArray<Member>) -> Int? {
-        members.withUnsafeBufferPointer { buffer in
-            for position in buffer.indices where buffer[position].key == name { return position }
-            return nil
-        }
-    }
-
     /// The value stored under `name`.
     @inline(__always)
     func value(for name: MemberName) -> JSONValue? {
         switch storage {
         case .small(let members):
-            guard let position = Self.position(of: name, in: members) else { return nil }
+            guard let position = members.position(of: name) else { return nil }
             return members[position].value
         case .hashed(let table):
             return table[name]
         }
-    }
-
-    /// Adds a member whose name is known to be absent, moving to the hash table when the array is
-    /// full.
-    static func appendNew(_ name: MemberName, _ value: JSONValue, to members: inout ContiguousArray<Member>)
-        -> [MemberName: JSONValue]?
-    {
-        if members.count < smallObjectLimit {
-            members.append(Member(key: name, value: value))
-            return nil
-        }
-        var table = [MemberName: JSONValue](minimumCapacity: members.count * 2)
-        for member in members { table[member.key] = member.value }
-        table[name] = value
-        return table
     }
 
     /// Calls `body` with the value stored under `name` (nil when absent) and stores what it leaves
@@ -204,7 +154,7 @@ public struct JSONObject: Sendable {
                 yield &table[name]
             case .small(var members):
                 storage = .small([])
-                if let position = Self.position(of: name, in: members) {
+                if let position = members.position(of: name) {
                     var value: JSONValue? = members[position].value
                     members[position].value = .null
                     defer {
@@ -219,7 +169,7 @@ public struct JSONObject: Sendable {
                 } else {
                     var value: JSONValue?
                     defer {
-                        if let value, let table = Self.appendNew(name, value, to: &members) {
+                        if let value, let table = members.appendNew(name, value) {
                             storage = .hashed(table)
                         } else {
                             storage = .small(members)
@@ -253,7 +203,7 @@ public struct JSONObject: Sendable {
                 yield &table[name, default: defaultValue()]
             case .small(var members):
                 storage = .small([])
-                if let position = Self.position(of: name, in: members) {
+                if let position = members.position(of: name) {
                     var value = members[position].value
                     members[position].value = .null
                     defer {
@@ -264,7 +214,7 @@ public struct JSONObject: Sendable {
                 } else {
                     var value = defaultValue()
                     defer {
-                        if let table = Self.appendNew(name, value, to: &members) {
+                        if let table = members.appendNew(name, value) {
                             storage = .hashed(table)
                         } else {
                             storage = .small(members)

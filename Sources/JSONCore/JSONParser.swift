@@ -292,7 +292,7 @@ struct JSONParser {
             members.reserveCapacity(count)
             for position in base..<end {
                 let member = stack[position]
-                if let existing = JSONObject.position(of: member.key, in: members) {
+                if let existing = members.position(of: member.key) {
                     if options.rejectsDuplicateKeys {
                         throw error(.duplicateKey, "the key \"\(member.key.string)\" appears twice in one object")
                     }

@@ -362,6 +362,9 @@ package final class RealtimeHub: Sendable {
         }
     }
 
+    /// Whether ``shutDown()`` ran: a stream made after it would never be finished.
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
     /// Ends everything: no more loop events, every stream finished.
     package func shutDown() {
         let subscribers = state.withLock { state in

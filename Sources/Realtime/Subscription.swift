@@ -86,7 +86,7 @@ public final class Subscription: EventListenerHolding, RealtimeSubscriber {
     /// The options it was made with.
     public let options: SubscriptionOptions
     package let listenerStore = ListenerStore()
-    private let hub: RealtimeHub
+    let hub: RealtimeHub
     private let holds = Locked(Holds())
 
     private struct Holds: Sendable {

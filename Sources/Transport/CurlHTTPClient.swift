@@ -60,35 +60,21 @@ public final class CurlHTTPClient: HTTPClient {
         return String(first[first.index(after: slash)...])
     }
 
-    /// The executor of the client's transfer thread, for tasks that want their answers without a
-    /// thread hand-off.
+    /// The executor of the client's transfer thread: a task that prefers it resumes on the thread
+    /// that read each answer, one thread wake-up per request instead of two. `PubNub/taskExecutor`
+    /// is this executor when this client is the transport.
     ///
-    /// Normally an answer arrives on the client's thread, which then wakes one of the concurrency
-    /// pool's threads to resume the waiting task: two threads wake per request. A task that
-    /// prefers this executor runs its nonisolated code on the client's thread itself, between two
-    /// polls of the sockets, so the thread that read the answer resumes the task at once and
-    /// starts the task's next request; a sequence of requests then costs one wake-up each, as a
-    /// blocking loop on one thread would.
+    /// The thread is shared with every transfer of the client: what such a task runs outside an
+    /// actor must be short and must never block (a long lock, synchronous I/O, waiting on another
+    /// request of this client), or every request in flight stalls. Actor-isolated code gains
+    /// nothing. Jobs still queued when the client is released run on the global executor. When it
+    /// helps and why: Transport.md, "Running on the client's thread".
     ///
     /// ```swift
-    /// let curl = try CurlHTTPClient()
-    /// let pubnub = PubNub(configuration: PubNubConfiguration(
-    ///     publishKey: "pub-c-…", subscribeKey: "sub-c-…", userId: "worker-1", transport: curl))
     /// let user = try await withTaskExecutorPreference(curl.taskExecutor) {
     ///     try await pubnub.dataSync.getUser(id: "user-1")
     /// }
     /// ```
-    ///
-    /// `PubNub/taskExecutor` is the same executor when the client's transport is this one, so
-    /// `withTaskExecutorPreference(pubnub.taskExecutor) { … }` works for any transport.
-    ///
-    /// Everything that task runs outside an actor shares the one thread with every transfer of
-    /// the client, so keep the work short: a job that blocks (a lock held for long, a synchronous
-    /// file read, a semaphore waiting for another request of this client) stalls every request
-    /// in flight, and one that waits on this client's own answers never gets them. Code isolated
-    /// to an actor (the main actor, for one) runs on that actor as always, and gains nothing.
-    /// After the client is released, jobs still queued for the executor run on the global
-    /// executor's threads, so no task stays suspended.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     public var taskExecutor: (any TaskExecutor)? { engine }
 

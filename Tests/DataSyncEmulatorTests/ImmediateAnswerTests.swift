@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore

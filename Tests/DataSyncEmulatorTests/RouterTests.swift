@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -47,58 +48,20 @@ private struct FixedService: EmulatorService {
 }
 
 /// A client connection that sends one request and then stays open, answered or not, until closed.
-private final class HeldConnection: Sendable {
-    let fd: Int32
-
-    private init(fd: Int32) { self.fd = fd }
+private struct HeldConnection: Sendable {
+    let socket: RawSocket
 
     /// Connects to loopback `port` and sends `request`, on a thread of its own.
     static func open(port: UInt16, _ request: String) async throws -> HeldConnection {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try connectAndSend(port: port, request) })
-            }
-            thread.start()
+        try await onThread {
+            let socket = try RawSocket(port: port)
+            try socket.send(request)
+            return HeldConnection(socket: socket)
         }
-    }
-
-    private static func connectAndSend(port: UInt16, _ request: String) throws -> HeldConnection {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw SocketError(message: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw SocketError(message: "connect failed")
-        }
-        let bytes = Array(request.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else {
-                close(fd)
-                throw SocketError(message: "send failed")
-            }
-            sent += count
-        }
-        return HeldConnection(fd: fd)
     }
 
     /// Closes the connection, as a client that gives up on a long-poll does.
-    func disconnect() {
-        close(fd)
-    }
+    func disconnect() { socket.close() }
 }
 
 @Suite("Router over services", .timeLimit(.minutes(1)))

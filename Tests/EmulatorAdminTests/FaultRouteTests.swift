@@ -159,7 +159,7 @@ struct FaultRouteTests {
     func resetAndTruncate() async throws {
         try await withServed { served in
             _ = try await served.send("POST", "/_emulator/v1/faults", json: ["kind": "reset", "family": "time"])
-            await #expect(throws: SocketFailure.self) { try await served.send("GET", "/time/0") }
+            await #expect(throws: RawSocketError.self) { try await served.send("GET", "/time/0") }
             #expect(try await served.send("GET", "/time/0").status == 200)
 
             _ = try await served.send(
@@ -197,7 +197,7 @@ struct FaultRouteTests {
             emulator.clock.advance(by: .seconds(119))
             #expect(emulator.faultHeldCount == 1)
             emulator.clock.advance(by: .seconds(1))
-            await #expect(throws: SocketFailure.self) { try await held.value }
+            await #expect(throws: RawSocketError.self) { try await held.value }
             #expect(emulator.faultHeldCount == 0)
         }
     }

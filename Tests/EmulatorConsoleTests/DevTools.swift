@@ -14,114 +14,27 @@ struct BrowserFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Runs blocking socket work on a thread of its own, so no cooperative thread ever blocks.
-func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
-
-/// A blocking TCP connection to 127.0.0.1 with a receive timeout. Used from one thread at a time.
-final class BlockingSocket: @unchecked Sendable {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: UInt16, timeoutSeconds: Int = 30) throws {
-        #if canImport(Glibc)
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw BrowserFailure(description: "socket failed") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw BrowserFailure(description: "cannot connect to the browser on port \(port)")
-        }
-    }
-
-    deinit { close(fd) }
-
-    func write(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw BrowserFailure(description: "send to the browser failed") }
-            sent += count
-        }
-    }
-
-    /// Reads more bytes into the buffer; false at end of stream.
-    private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        // A signal (a child process of another test ending) interrupts a recv with a timeout set.
-        while count < 0, errno == EINTR {
-            count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        }
-        if count < 0 { throw BrowserFailure(description: "no answer from the browser (errno \(errno))") }
-        if count == 0 { return false }
-        buffer += chunk[0..<count]
-        return true
-    }
-
-    func read(exactly count: Int) throws -> [UInt8] {
-        while buffer.count < count {
-            guard try fill() else { throw BrowserFailure(description: "the browser closed the connection") }
-        }
-        let bytes = Array(buffer[0..<count])
-        buffer.removeFirst(count)
-        return bytes
-    }
-
-    /// Bytes up to and including `marker`.
-    func read(through marker: [UInt8]) throws -> [UInt8] {
-        while true {
-            if buffer.count >= marker.count {
-                for start in 0...(buffer.count - marker.count)
-                where Array(buffer[start..<start + marker.count]) == marker {
-                    let bytes = Array(buffer[0..<start + marker.count])
-                    buffer.removeFirst(start + marker.count)
-                    return bytes
-                }
-            }
-            guard try fill() else { throw BrowserFailure(description: "the browser closed the connection") }
-        }
-    }
-}
-
 /// One page of a browser driven over the Chrome DevTools protocol: JSON messages over the page
 /// target's websocket (RFC 6455 framing written here: text frames, masked from the client).
 final class DevToolsPage: @unchecked Sendable {
-    private let socket: BlockingSocket
+    private let socket: RawSocket
     private var nextID = 0
 
-    private init(socket: BlockingSocket) {
+    private init(socket: RawSocket) {
         self.socket = socket
     }
 
     /// Connects to the first page target of the browser whose DevTools listen on `port`.
     static func connect(port: UInt16) async throws -> DevToolsPage {
-        try await offThread {
+        try await onThread {
             let targets = try Self.getJSON(port: port, path: "/json/list")
             guard let page = targets.arrayValue?.first(where: { $0["type"] == "page" }),
                 let address = page["webSocketDebuggerUrl"]?.stringValue, let url = URL(string: address)
             else { throw BrowserFailure(description: "no page target in \(targets)") }
-            let socket = try BlockingSocket(port: port)
+            let socket = try RawSocket(port: port, timeout: 30)
             var generator = SystemRandomNumberGenerator()
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-            try socket.write(
+            try socket.send(
                 Array(
                     ("GET \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\n"
                         + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
@@ -136,8 +49,8 @@ final class DevToolsPage: @unchecked Sendable {
 
     /// A DevTools HTTP endpoint's JSON (`/json/list`, `/json/version`).
     static func getJSON(port: UInt16, path: String) throws -> JSONValue {
-        let socket = try BlockingSocket(port: port)
-        try socket.write(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        let socket = try RawSocket(port: port, timeout: 30)
+        try socket.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
         let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         guard
             let lengthLine = head.components(separatedBy: "\r\n").first(where: {
@@ -155,7 +68,7 @@ final class DevToolsPage: @unchecked Sendable {
         let id = nextID
         let message: JSONValue = ["id": .int(Int64(id)), "method": .string(method), "params": params]
         let bytes = try message.jsonBytes()
-        return try await offThread { [self] in
+        return try await onThread { [self] in
             try self.sendFrame(opcode: 1, bytes)
             while true {
                 let reply = try JSONValue(parsing: try self.readMessage())
@@ -209,7 +122,7 @@ final class DevToolsPage: @unchecked Sendable {
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        try socket.write(frame)
+        try socket.send(frame)
     }
 
     /// One whole message (continuation frames joined); pings are answered, close is an error.

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import JSONCore
 import Testing
@@ -20,7 +21,7 @@ struct FaultInjectionTests {
             let client = try await RawClient.connect(port: port)
             try await client.send("GET /bytes/100?chunked=7 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let raw = try await client.readUntilClosed()
-            let (response, consumed) = try #require(try RawClient.parse(raw, method: "GET", atEnd: true))
+            let (response, consumed) = try #require(try RawSocket.parse(raw, method: "GET", atEnd: true))
             #expect(response.header("Transfer-Encoding") == "chunked")
             #expect(response.header("Content-Length") == nil)
             #expect(response.body == HTTPTestingHandler.pattern(100))
@@ -64,7 +65,7 @@ struct FaultInjectionTests {
             let text = String(decoding: raw, as: UTF8.self)
             #expect(text.contains("Content-Length: 100\r\n"))
             #expect(text.hasSuffix("\r\n\r\nabcdefghij"))
-            #expect(try RawClient.parse(raw, method: "GET", atEnd: false) == nil)
+            #expect(try RawSocket.parse(raw, method: "GET", atEnd: false) == nil)
         }
     }
 

@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -328,14 +329,12 @@ struct HTTPServerTests {
         let server = HTTPServer(configuration: configuration, handler: recorder.handler)
         try await server.start()
         let port = try #require(server.port)
-        let sockets = try await Blocking.run {
-            var sockets: [Int32] = []
-            for _ in 0..<count {
-                let fd = try RawClient.openSocket(port: port)
-                try RawClient.writeAll(fd, Array("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-                sockets.append(fd)
+        let sockets = try await onThread {
+            try (0..<count).map { _ in
+                let socket = try RawSocket(port: port, timeout: 20)
+                try socket.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+                return socket
             }
-            return sockets
         }
         let started = await recorder.wait(for: count) { $0.isStarted }
         #expect(started.count == count)
@@ -348,11 +347,11 @@ struct HTTPServerTests {
         // stop() awaited every handler task, so every cancellation has been observed already.
         let cancelled = await recorder.wait(for: count) { $0.isCancelled }
         #expect(cancelled.count == count)
-        let closedByServer = try await Blocking.run {
+        let closedByServer = try await onThread {
             var closed = 0
-            for fd in sockets {
-                if try RawClient.readSome(fd).isEmpty { closed += 1 }
-                close(fd)
+            for socket in sockets {
+                if try socket.readUntilClosed().isEmpty { closed += 1 }
+                socket.close()
             }
             return closed
         }

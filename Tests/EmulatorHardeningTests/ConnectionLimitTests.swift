@@ -49,10 +49,10 @@ struct ConnectionLimitTests {
             $0.idleTimeout = .seconds(120)
         }
         try await withServer(configuration) { server, port in
-            let idle = try await onThread { try (0..<100).map { _ in try WireConnection(port: port, timeout: 10) } }
+            let idle = try await onThread { try (0..<100).map { _ in try RawSocket(port: port, timeout: 10) } }
             #expect(await eventually { server.statistics.connectionsAccepted == 100 })
             let text = try await onThread { () throws -> String in
-                let client = try WireConnection(port: port, timeout: 30)
+                let client = try RawSocket(port: port, timeout: 30)
                 return try client.request("GET", "/bytes/2").text
             }
             #expect(text == "ab")
@@ -72,17 +72,17 @@ struct ConnectionLimitTests {
             if case .started = event { started.withLock { $0 += 1 } }
         }
         try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
-            let held = try await onThread { () throws -> [WireConnection] in
+            let held = try await onThread { () throws -> [RawSocket] in
                 try (0..<4).map { _ in
-                    let connection = try WireConnection(port: port, timeout: 10)
+                    let connection = try RawSocket(port: port, timeout: 10)
                     try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
                     return connection
                 }
             }
             #expect(await eventually { started.withLock { $0 } == 4 })
-            let refusal = try await onThread { () throws -> (WireResponse, Double) in
+            let refusal = try await onThread { () throws -> (RawHTTPResponse, Double) in
                 let begin = Date()
-                let client = try WireConnection(port: port, timeout: 30)
+                let client = try RawSocket(port: port, timeout: 30)
                 let response = try client.request("GET", "/bytes/1")
                 return (response, Date().timeIntervalSince(begin))
             }
@@ -103,21 +103,21 @@ struct ConnectionLimitTests {
             if case .started = event { started.withLock { $0 += 1 } }
         }
         try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
-            let held = try await onThread { () throws -> [WireConnection] in
+            let held = try await onThread { () throws -> [RawSocket] in
                 try (0..<3).map { _ in
-                    let connection = try WireConnection(port: port, timeout: 10)
+                    let connection = try RawSocket(port: port, timeout: 10)
                     try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
                     return connection
                 }
             }
             #expect(await eventually { started.withLock { $0 } == 3 })
-            let idle = try await onThread { () throws -> WireConnection in
-                let connection = try WireConnection(port: port, timeout: 10)
+            let idle = try await onThread { () throws -> RawSocket in
+                let connection = try RawSocket(port: port, timeout: 10)
                 guard try connection.request("GET", "/bytes/3").text == "abc" else { throw TestFailure("not served") }
                 return connection
             }
             let text = try await onThread { () throws -> String in
-                let client = try WireConnection(port: port, timeout: 30)
+                let client = try RawSocket(port: port, timeout: 30)
                 return try client.request("GET", "/bytes/2", headers: [("Connection", "close")]).text
             }
             #expect(text == "ab")
@@ -133,16 +133,18 @@ struct ConnectionLimitTests {
     func bufferBudgetRefusesDeclaredBodies() async throws {
         let configuration = limits { $0.maximumBufferedRequestBytes = 1 << 20 }
         try await withServer(configuration) { server, port in
-            let first = try await onThread { () throws -> WireConnection in
-                let connection = try WireConnection(port: port, timeout: 10)
+            let first = try await onThread { () throws -> RawSocket in
+                let connection = try RawSocket(port: port, timeout: 10)
                 try connection.send(
                     "POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 900000\r\n\r\n")
                 try connection.send([UInt8](repeating: 65, count: 700_000))
                 return connection
             }
-            try await Task.sleep(for: .milliseconds(200))
-            let refusal = try await onThread { () throws -> WireResponse in
-                let client = try WireConnection(port: port, timeout: 30)
+            // The first upload's head has been read and its declared body reserved: 900,000 of
+            // the 1 MiB budget, so the next declared body cannot fit.
+            #expect(await eventually { server.statistics.bufferedRequestBytes >= 900_000 })
+            let refusal = try await onThread { () throws -> RawHTTPResponse in
+                let client = try RawSocket(port: port, timeout: 30)
                 // Only the head: the answer must come before any body byte.
                 try client.send("POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 300000\r\n\r\n")
                 return try client.response()
@@ -152,18 +154,19 @@ struct ConnectionLimitTests {
             #expect(refusal.text.contains("buffering too many request bytes"))
             #expect(server.statistics.requestsRefusedForBufferLimit == 1)
             // The first upload is unaffected and completes.
-            let answer = try await onThread { () throws -> WireResponse in
+            let answer = try await onThread { () throws -> RawHTTPResponse in
                 try first.send([UInt8](repeating: 65, count: 200_000))
                 return try first.response()
             }
             #expect(answer.status == 200)
             // Once it is done, the budget is free again.
             let later = try await onThread { () throws -> Int in
-                let client = try WireConnection(port: port, timeout: 30)
+                let client = try RawSocket(port: port, timeout: 30)
                 return try client.request("POST", "/echo?omitBody=1", body: [UInt8](repeating: 66, count: 300_000))
                     .status
             }
             #expect(later == 200)
+            #expect(await eventually { server.statistics.bufferedRequestBytes == 0 }, "nothing is left reserved")
         }
     }
 
@@ -171,8 +174,8 @@ struct ConnectionLimitTests {
     func bufferBudgetRefusesGrowingBodies() async throws {
         let configuration = limits { $0.maximumBufferedRequestBytes = 256 * 1024 }
         try await withServer(configuration) { server, port in
-            let response = try await onThread { () throws -> WireResponse in
-                let client = try WireConnection(port: port, timeout: 30)
+            let response = try await onThread { () throws -> RawHTTPResponse in
+                let client = try RawSocket(port: port, timeout: 30)
                 try client.send(
                     "POST /echo?omitBody=1 HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
                 let chunk = Array("8000\r\n".utf8) + [UInt8](repeating: 67, count: 0x8000) + [13, 10]
@@ -196,13 +199,13 @@ struct ConnectionLimitTests {
         let emulator = try Emulator(configuration: configuration)
         let port = try #require(try await emulator.start().port.map(UInt16.init))
         let statuses = try await onThread { () throws -> [Int] in
-            let idle = try (0..<40).map { _ in try WireConnection(port: port, timeout: 10) }
+            let idle = try (0..<40).map { _ in try RawSocket(port: port, timeout: 10) }
             var statuses: [Int] = []
             for _ in 0..<8 {
-                let client = try WireConnection(port: port, timeout: 30)
+                let client = try RawSocket(port: port, timeout: 30)
                 statuses.append(try client.request("GET", "/time/0").status)
             }
-            let big = try WireConnection(port: port, timeout: 30)
+            let big = try RawSocket(port: port, timeout: 30)
             try big.send("POST \(dataSyncPath("users")) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n")
             statuses.append(try big.response().status)
             withExtendedLifetime(idle) {}

@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -6,9 +7,9 @@ import Testing
 
 /// Sends `head` (request line and header fields, without the final blank line) and `body` over a
 /// fresh connection to `port` and returns the response.
-private func exchange(_ port: UInt16, _ head: String, body: [UInt8] = []) async throws -> WireResponse {
+private func exchange(_ port: UInt16, _ head: String, body: [UInt8] = []) async throws -> RawHTTPResponse {
     try await onThread {
-        let connection = try WireConnection(port: port)
+        let connection = try RawSocket(port: port)
         defer { connection.close() }
         var text = head + "\r\n"
         if !body.isEmpty { text += "Content-Length: \(body.count)\r\n" }
@@ -93,7 +94,7 @@ struct HostCheckTests {
     func allowedHostFlag() async throws {
         for (arguments, status) in [([String](), 403), (["--allowed-host", "evil.example"], 200)] {
             let emulator = try await EmulatorProcess.start(arguments: arguments)
-            let reply: WireResponse
+            let reply: RawHTTPResponse
             do {
                 reply = try await exchange(
                     emulator.port, "GET \(Self.users) HTTP/1.1\r\nHost: evil.example:\(emulator.port)")

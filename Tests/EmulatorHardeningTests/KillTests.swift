@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -24,7 +25,7 @@ struct KillTests {
 
     /// One client: creates users and bumps its counter user until the connection fails.
     static func client(port: UInt16, round: Int, number: Int, start: Int64, progress: Locked<[Progress]>) {
-        guard let connection = try? WireConnection(port: port, timeout: 10) else { return }
+        guard let connection = try? RawSocket(port: port, timeout: 10) else { return }
         var value = start
         var index = 0
         while true {
@@ -72,7 +73,7 @@ struct KillTests {
             // Everything acknowledged before the last kill is there.
             let snapshot = (acknowledged, counters)
             let missing = try await onThread { () throws -> [String] in
-                let connection = try WireConnection(port: port)
+                let connection = try RawSocket(port: port)
                 var missing: [String] = []
                 if round == 0 {
                     for number in 0..<clients {
@@ -105,7 +106,7 @@ struct KillTests {
             // Writers hammer it; kill -9 in the middle.
             let progress = Locked([Progress](repeating: Progress(), count: clients))
             let starts = try await onThread { () throws -> [Int64] in
-                let connection = try WireConnection(port: port)
+                let connection = try RawSocket(port: port)
                 return try (0..<clients).map { number in
                     let reply = try connection.request("GET", dataSyncPath("users/counter\(number)"))
                     return (try JSONValue(parsing: reply.body))["data"]?["payload"]?["n"]?.int64Value ?? 0

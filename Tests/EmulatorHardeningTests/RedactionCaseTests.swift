@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -23,10 +24,10 @@ struct RedactionCaseTests {
         let emulator = try Emulator()
         let url = try await emulator.start(requestLog: { line in lines.withLock { $0.append(line) } })
         let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
-        let reply: WireResponse
+        let reply: RawHTTPResponse
         do {
             reply = try await onThread {
-                let connection = try WireConnection(port: port)
+                let connection = try RawSocket(port: port)
                 defer { connection.close() }
                 for target in Self.targets { _ = try connection.request("GET", target) }
                 return try connection.request("GET", "/_emulator/v1/requests")

@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -21,14 +22,14 @@ struct RequestLogTests {
         emulator.closeOutput()
         let port = emulator.port
         try await onThread {
-            let connection = try WireConnection(port: port, timeout: 10)
+            let connection = try RawSocket(port: port, timeout: 10)
             for index in 0..<200 {
                 let response = try connection.request("GET", "/time/0?n=\(index)")
                 guard response.status == 200 else { throw TestFailure("request \(index) answered \(response.status)") }
             }
             // New connections too.
             for index in 0..<20 {
-                let fresh = try WireConnection(port: port, timeout: 10)
+                let fresh = try RawSocket(port: port, timeout: 10)
                 let response = try fresh.request("GET", "/time/0", headers: [("Connection", "close")])
                 guard response.status == 200 else {
                     throw TestFailure("connection \(index) answered \(response.status)")
@@ -46,7 +47,7 @@ struct RequestLogTests {
         // Long targets make long log lines: the pipe (64 KiB) is full after a few hundred.
         let padding = String(repeating: "p", count: 300)
         let slowest = try await onThread { () throws -> Double in
-            let connection = try WireConnection(port: port, timeout: 15)
+            let connection = try RawSocket(port: port, timeout: 15)
             var slowest = 0.0
             for index in 0..<2_500 {
                 let started = Date()
@@ -54,7 +55,7 @@ struct RequestLogTests {
                 guard response.status == 200 else { throw TestFailure("request \(index) answered \(response.status)") }
                 slowest = max(slowest, Date().timeIntervalSince(started))
             }
-            let fresh = try WireConnection(port: port, timeout: 15)
+            let fresh = try RawSocket(port: port, timeout: 15)
             guard try fresh.request("GET", "/time/0").status == 200 else {
                 throw TestFailure("a new connection failed")
             }
@@ -72,7 +73,7 @@ struct RequestLogTests {
         emulator.closeOutput()
         let port = emulator.port
         try await onThread {
-            let setup = try WireConnection(port: port, timeout: 10)
+            let setup = try RawSocket(port: port, timeout: 10)
             let payload = String(repeating: "z", count: 60_000)
             for index in 0..<20 {
                 let body = try dataBody([
@@ -84,7 +85,7 @@ struct RequestLogTests {
             }
             for _ in 0..<30 {
                 // Ask for a 1.2 MB page, then reset the connection without reading it.
-                let client = try WireConnection(port: port, timeout: 10)
+                let client = try RawSocket(port: port, timeout: 10)
                 try client.send("GET \(dataSyncPath("users?limit=100")) HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 var option = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
@@ -113,7 +114,7 @@ struct RequestLogTests {
             dataSyncPath("users?auth=SECRET-SIX"),
         ]
         try await onThread {
-            let connection = try WireConnection(port: port)
+            let connection = try RawSocket(port: port)
             for target in targets { _ = try connection.request("GET", target) }
             _ = try connection.request("DELETE", "/v3/pam/demo/grant/SECRET-SEVEN-TOKEN?uuid=me")
         }

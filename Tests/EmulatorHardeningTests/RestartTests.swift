@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -279,7 +280,7 @@ struct PublishKillTests {
         emulator.drainOutput()
         let port = emulator.port
         let cursor = try await onThread { () throws -> UInt64 in
-            let connection = try WireConnection(port: port)
+            let connection = try RawSocket(port: port)
             let reply = try connection.request("GET", "/v2/subscribe/demo/ch/0?uuid=sub&tt=0")
             return try decodeDelivery(reply.body).cursor
         }
@@ -289,7 +290,7 @@ struct PublishKillTests {
         let (stoppedPublishing, stopped) = AsyncStream<Void>.makeStream()
         let publisher = Thread {
             defer { stopped.finish() }
-            guard let connection = try? WireConnection(port: port, timeout: 10) else { return }
+            guard let connection = try? RawSocket(port: port, timeout: 10) else { return }
             for value in 0... {
                 progress.withLock { $0.attempted = value }
                 guard let reply = try? connection.request("GET", "/publish/demo/demo/0/ch/0/\(value)"),
@@ -316,7 +317,7 @@ struct PublishKillTests {
         let newPort = restarted.port
         let (delivered, marker) = try await onThread {
             () throws -> ([(payload: JSONValue, timetoken: UInt64)], UInt64) in
-            let connection = try WireConnection(port: newPort)
+            let connection = try RawSocket(port: newPort)
             // A marker published now ends the catch-up, so no poll waits for messages that never come.
             let sent = try connection.request("GET", "/publish/demo/demo/0/ch/0/%22end%22")
             let marker = try acknowledgedTimetoken(sent.status, sent.body)

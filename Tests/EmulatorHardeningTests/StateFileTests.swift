@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -374,8 +375,8 @@ struct FailedSaveTests {
             let port = try #require(try await emulator.start().port.map(UInt16.init))
             let sequence = await emulator.lastSequence
             faults.inject(.appendFails)
-            let replies = try await onThread { () throws -> [WireResponse] in
-                let connection = try WireConnection(port: port)
+            let replies = try await onThread { () throws -> [RawHTTPResponse] in
+                let connection = try RawSocket(port: port)
                 let body = try dataBody(["id": "carol", "entityClassVersion": 1, "payload": ["team": "web"]])
                 return [
                     try connection.request(

@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -14,11 +15,11 @@ struct UnicodeIdTests {
     static let cafeNFD = "cafe\u{301}"
 
     /// Starts an emulator, runs `body` with a connection to it on a thread of its own, stops it.
-    private func withEmulator<T: Sendable>(_ body: @escaping @Sendable (WireConnection) throws -> T) async throws -> T {
+    private func withEmulator<T: Sendable>(_ body: @escaping @Sendable (RawSocket) throws -> T) async throws -> T {
         let emulator = try Emulator()
         let port = try #require(try await emulator.start().port.map(UInt16.init))
         do {
-            let result = try await onThread { try body(try WireConnection(port: port)) }
+            let result = try await onThread { try body(try RawSocket(port: port)) }
             await emulator.stop()
             return result
         } catch {
@@ -28,8 +29,8 @@ struct UnicodeIdTests {
     }
 
     private static func create(
-        _ connection: WireConnection, _ collection: String, _ data: JSONValue, mediaType: String
-    ) throws -> WireResponse {
+        _ connection: RawSocket, _ collection: String, _ data: JSONValue, mediaType: String
+    ) throws -> RawHTTPResponse {
         var fields = data.objectValue ?? [:]
         fields[collection == "memberships" ? "relationshipClassVersion" : "entityClassVersion"] = 1
         return try connection.request(
@@ -37,7 +38,7 @@ struct UnicodeIdTests {
             body: try dataBody(.object(fields)))
     }
 
-    private static func id(_ response: WireResponse) -> String? {
+    private static func id(_ response: RawHTTPResponse) -> String? {
         (try? JSONValue(parsing: response.body))?["data"]?["id"]?.stringValue
     }
 
@@ -106,7 +107,7 @@ struct UnicodeIdTests {
                 "GET", dataSyncPath("memberships?channel_id=\(percentEncoded(Self.cafeNFD))"))
             let removed = try connection.request("DELETE", dataSyncPath("channels/\(percentEncoded(Self.cafeNFC))"))
             let left = try connection.request("GET", dataSyncPath("memberships?user_id=alice"))
-            let ids = { (response: WireResponse) in
+            let ids = { (response: RawHTTPResponse) in
                 ((try? JSONValue(parsing: response.body))?["data"]?.arrayValue ?? []).compactMap {
                     $0["id"]?.stringValue
                 }
