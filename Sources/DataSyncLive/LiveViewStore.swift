@@ -57,7 +57,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
 
     /// The change since the last call, and starts a new one; a snapshot shares the objects now.
     package mutating func takeChange() -> PubNubLiveChange {
-        defer { change = ChangeAccumulator() }
+        defer { change.reset() }
         var taken = change.change
         // Everything held is new (a first read): the list is the ids themselves, so share them
         // rather than keep a second array of every id for as long as the snapshot lives.
@@ -318,6 +318,14 @@ package struct ChangeAccumulator: Sendable {
     package init() {}
 
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && removed.isEmpty }
+
+    /// Empties the sets; a small set keeps its buckets, as the next snapshot's changes usually
+    /// number about the same, while a large one (a first read's) lets them go.
+    package mutating func reset() {
+        inserted.removeAll(keepingCapacity: inserted.count <= 1024)
+        updated.removeAll(keepingCapacity: updated.count <= 1024)
+        removed.removeAll(keepingCapacity: removed.count <= 1024)
+    }
 
     package mutating func inserted(_ id: String) {
         if removed.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
