@@ -204,9 +204,11 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
 /// in each of its hash buckets, a third or more of them empty.
 package struct ViewObjects<Element: Sendable>: Sendable {
     /// Objects per chunk: small enough that copying one on the first change after a snapshot is
-    /// cheap, large enough that the chunk list stays short.
+    /// cheap, large enough that the chunk list and the chunks' headers stay small. Measured on
+    /// 10,000 memberships with a snapshot every 100 events: 8 applied events 1.4–1.8× as fast as
+    /// 16 for about 4 more bytes per object (a chunk's array header and malloc's share).
     package static var chunkSize: Int { 1 << chunkShift }
-    private static var chunkShift: Int { 4 }
+    private static var chunkShift: Int { 3 }
 
     private var chunks: [[Element?]] = []
     /// The slot of each held id.
