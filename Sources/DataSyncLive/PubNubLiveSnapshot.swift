@@ -17,7 +17,7 @@ import Foundation
 public struct PubNubLiveSnapshot<Element: PubNubDataSyncObject>: RandomAccessCollection, Sendable {
     /// The objects' ids, ascending.
     public let ids: [String]
-    private let objects: LayeredObjects<Element>
+    private let objects: ViewObjects<Element>
     /// What changed since the snapshot before (for the first one: everything it holds, as inserted).
     public let change: PubNubLiveChange
     /// Why the view may not be current, or `nil` when it is.
@@ -39,7 +39,7 @@ public struct PubNubLiveSnapshot<Element: PubNubDataSyncObject>: RandomAccessCol
     public let sequence: Int
 
     package init(
-        ids: [String], objects: LayeredObjects<Element>, change: PubNubLiveChange, staleness: PubNubLiveStaleness?,
+        ids: [String], objects: ViewObjects<Element>, change: PubNubLiveChange, staleness: PubNubLiveStaleness?,
         isComplete: Bool, projection: String, sequence: Int
     ) {
         self.ids = ids
