@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import PubNubBase
@@ -23,7 +24,7 @@ struct EmulatorLoggingTests {
         let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
         do {
             try await onThread {
-                let connection = try WireConnection(port: port)
+                let connection = try RawSocket(port: port, timeout: 10)
                 defer { connection.close() }
                 for target in targets {
                     try connection.request("GET", target, headers: [("User-Agent", "logging-test/1")])
