@@ -5,7 +5,7 @@ enum SnippetFile {
     static let imports = [
         "Foundation", "JSONCore", "JSONPatch", "Transport", "Auth", "DataSyncModels", "PubNubCore", "DataSync",
         "PubNubCrypto", "EmulatorHTTP", "DataSyncTestSupport", "FilterExpression", "Realtime", "Messaging",
-        "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing",
+        "DataSyncEmulator", "DataSyncLive", "MessagePersistence", "FileSharing", "MobilePush",
     ]
 
     /// Types the snippets take as given: a payload type, your backend, a listener.
@@ -58,6 +58,9 @@ enum SnippetFile {
         let cache = ObjectCache()
         let push = PubNubPushPayload().apns(title: "New message")
         let big: JSONValue = ["text": "a long message"]
+        let deviceToken = Data([0x0b, 0xad, 0xf0, 0x0d])
+        let tokenData = deviceToken
+        let registrationToken = "fcm-registration-token"
         """
 
     /// A file of `snippet` alone, at file scope and with only its own imports: a stand-in
