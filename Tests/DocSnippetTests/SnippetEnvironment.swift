@@ -15,7 +15,8 @@ enum SnippetEnvironment {
         "DataSyncGuide.md", "JSONCore.md", "JSONPatch.md", "Transport.md", "Authentication.md",
         "EmulatorHTTPServer.md", "Encryption.md", "FilterLanguage.md", "Realtime.md", "RealtimeFaults.md",
         "DataSyncRealtime.md", "Messaging.md", "Emulator.md", "LiveViews.md", "Logging.md", "History.md",
-        "MessageActions.md", "Install.md", "CLI.md", "Architecture.md", "Benchmarks.md", "Fuzzing.md", "Files.md", "MobilePush.md",
+        "MessageActions.md", "Install.md", "CLI.md", "Architecture.md", "Benchmarks.md", "Fuzzing.md", "Files.md",
+        "MobilePush.md",
     ]
 
     /// The package root: this file is `Tests/DocSnippetTests/SnippetEnvironment.swift`.
