@@ -1,4 +1,6 @@
+import DataSync
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Messaging
@@ -15,6 +17,9 @@ import Transport
 /// - PubNub's official Python SDK (`pubnub==10.8.0`, `PUBNUB_PYTHON`, else `.build/pyvenv`),
 ///   publishing the same message to the same emulator with `publish().sync()`, sequentially and
 ///   from 16 threads. Without the venv the group prints "python: not available".
+///
+/// The group also runs 16 concurrent `dataSync.getUser` calls against the bare transport sending
+/// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read).
 enum PublishBench {
     static let channel = "bench-publish"
     static let message: JSONValue = ["text": "hello from the publish bench", "n": 42]
@@ -83,6 +88,7 @@ enum PublishBench {
                     unit: "publishes/s", ours: sdkConcurrent,
                     baselineName: "bare \(backend) transport, \(concurrency) concurrent", baseline: bareConcurrent))
             if backend == "curl" { curlFigures = (sdkSequential, sdkConcurrent) }
+            rows.append(try await concurrentReads(pubnub: pubnub, transport: transport, backend: backend))
         }
 
         guard let python = pythonPath() else {
@@ -110,6 +116,47 @@ enum PublishBench {
                     baseline: pythonConcurrent))
         }
         return rows
+    }
+
+    /// 16 concurrent `getUser` through the SDK against the bare transport sending the request the
+    /// SDK built for the same call (recorded once), alternating `trials` times, best of each.
+    private static func concurrentReads(pubnub: PubNub, transport: any HTTPClient, backend: String) async throws
+        -> BenchRow
+    {
+        let userID = "bench-reader-\(backend)"
+        _ = try? await pubnub.dataSync.createUser(
+            classVersion: 1, id: userID, status: "active", payload: ["firstName": "Ada", "lastName": "Lovelace"])
+        let recorder = RecordingHTTPClient(transport)
+        _ = try await pubnub.dataSync.getUser(id: userID, custom: PubNub.RequestConfiguration(transport: recorder))
+        guard let request = recorder.lastRequest else { throw BenchFailure(message: "no getUser request recorded") }
+        let total = concurrency * perWorker
+        var sdk = 0.0
+        var bare = 0.0
+        for _ in 0..<trials {
+            sdk = max(
+                sdk,
+                try await Bench.throughputAsync(operations: total) {
+                    try await concurrently {
+                        for _ in 0..<perWorker { _ = try await pubnub.dataSync.getUser(id: userID) }
+                    }
+                })
+            bare = max(
+                bare,
+                try await Bench.throughputAsync(operations: total) {
+                    try await concurrently {
+                        for _ in 0..<perWorker {
+                            let response = try await transport.send(request)
+                            guard response.status == 200 else {
+                                throw BenchFailure(message: "the bare getUser was answered \(response.status)")
+                            }
+                        }
+                    }
+                })
+        }
+        return BenchRow(
+            scenario: "getUser: \(concurrency) concurrent readers via the SDK, loopback emulator (\(backend))",
+            unit: "reads/s", ours: sdk, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
+            baseline: bare)
     }
 
     private static func publish(_ pubnub: PubNub) async throws {
