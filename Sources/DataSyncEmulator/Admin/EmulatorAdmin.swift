@@ -42,12 +42,54 @@ struct EmulatorAdmin: Sendable {
 
     /// The state of `subscribeKeys` (every keyset holding something when nil) in the seed format.
     func export(_ subscribeKeys: [String]?) async -> JSONValue {
-        await dataSync.administer { $0.exportSeed(subscribeKeys: subscribeKeys) }
+        let document = await dataSync.administer { $0.exportSeed(subscribeKeys: subscribeKeys) }
+        // Mobile push registrations live on the bus, not in DataSync: added per keyset as
+        // `pushRegistrations`, which only the import reads (a start-up seed refuses them).
+        let push = await bus.pushExport(subscribeKeys)
+        guard !push.isEmpty, var keysets = document["keysets"]?.objectValue else { return document }
+        for (key, registrations) in push {
+            var fields = keysets[key]?.objectValue ?? [:]
+            fields[Self.pushField] = registrations
+            keysets[key] = .object(fields)
+        }
+        return ["keysets": .object(keysets)]
+    }
+
+    /// The export's per-keyset field for mobile push registrations.
+    static let pushField = "pushRegistrations"
+
+    /// The push registrations of an import document per keyset, checked before anything changes,
+    /// and the document without them (what the DataSync seed reads).
+    private static func splitPush(
+        _ document: JSONValue
+    ) throws(EmulatorError) -> (JSONValue, [String: [(PushDevice, [String])]]) {
+        guard var keysets = document["keysets"]?.objectValue else { return (document, [:]) }
+        var push: [String: [(PushDevice, [String])]] = [:]
+        for key in keysets.keys.sorted() {
+            guard var fields = keysets[key]?.objectValue, let value = fields[pushField] else { continue }
+            let path = "/keysets/\(key)/\(pushField)"
+            guard let items = value.arrayValue else {
+                throw EmulatorError(code: .invalidSeed, message: "\(path) must be an array of registrations")
+            }
+            var registrations: [(PushDevice, [String])] = []
+            for (index, item) in items.enumerated() {
+                switch PushService.exportedRegistration(item) {
+                case .success(let registration): registrations.append(registration)
+                case .failure(let refusal):
+                    throw EmulatorError(code: .invalidSeed, message: "\(path)/\(index): \(refusal.reason)")
+                }
+            }
+            push[key] = registrations
+            fields[pushField] = nil
+            keysets[key] = .object(fields)
+        }
+        return (["keysets": .object(keysets)], push)
     }
 
     /// Replaces each keyset `document` names: validated first (nothing changes when it is
     /// refused), then reset as ``reset(_:)`` does and seeded. Returns what was created.
-    func importState(_ document: JSONValue) async throws(EmulatorError) -> JSONValue {
+    func importState(_ imported: JSONValue) async throws(EmulatorError) -> JSONValue {
+        let (document, push) = try Self.splitPush(imported)
         try await dataSync.administer { (engine: Engine) throws(EmulatorError) in
             try engine.validateSeed(document)
         }
@@ -63,8 +105,23 @@ struct EmulatorAdmin: Sendable {
             throw error
         }
         await dataSyncEvents.waitUntilPublished()
+        for (key, registrations) in push.sorted(by: { $0.key < $1.key }) {
+            switch await bus.importPush(subscribeKey: key, registrations) {
+            case nil: break
+            case .tooManyDevices(let limit)?:
+                throw EmulatorError(
+                    code: .invalidSeed, message: "/keysets/\(key)/\(Self.pushField): more than \(limit) registrations")
+            case .tooManyChannels(let limit)?:
+                throw EmulatorError(
+                    code: .invalidSeed, message: "/keysets/\(key)/\(Self.pushField): more than \(limit) channels")
+            case .notSaved?:
+                throw EmulatorError(
+                    code: .fileAccess, message: "the state file could not record the push registrations")
+            }
+        }
         var created: [String: [String: Int]] = [:]
         for name in names { created[name] = [:] }
+        for (key, registrations) in push { created[key, default: [:]][Self.pushField] = registrations.count }
         for (_, change) in changes.entries(after: before, limit: changes.capacity).entries
         where change.action == .create {
             created[change.subscribeKey, default: [:]][
@@ -76,8 +133,10 @@ struct EmulatorAdmin: Sendable {
                 created.mapValues { counts in
                     .object(
                         Dictionary(
-                            uniqueKeysWithValues: ObjectCollection.all.map {
-                                ($0.name, .int(Int64(counts[$0.name] ?? 0)))
+                            uniqueKeysWithValues: (ObjectCollection.all.map(\.name) + [Self.pushField]).compactMap {
+                                name -> (String, JSONValue)? in
+                                if name == Self.pushField, counts[name] == nil { return nil }
+                                return (name, .int(Int64(counts[name] ?? 0)))
                             })
                     )
                 })

@@ -40,6 +40,12 @@ struct Seeder {
             }
             let order = ObjectCollection.all.map(\.name)
             for name in collections.keys.sorted() where !order.contains(name) && !Self.seedClassFields.contains(name) {
+                if name == "pushRegistrations" {
+                    throw EmulatorError(
+                        code: .invalidSeed,
+                        message: "/keysets/\(escape(subscribeKey))/\(name): mobile push registrations are restored by "
+                            + "the admin import (POST /_emulator/v1/import, datasync admin import), not by a seed")
+                }
                 throw EmulatorError(
                     code: .invalidSeed, message: "/keysets/\(escape(subscribeKey))/\(name): unknown collection")
             }

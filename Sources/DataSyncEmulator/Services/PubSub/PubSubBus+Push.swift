@@ -43,6 +43,29 @@ extension PubSubBus {
         readKeyset(subscribeKey)?.push.channels(of: device) ?? []
     }
 
+    /// Every keyset's registrations for the admin export (only `subscribeKeys` when given), each
+    /// as the admin route shows a device; keysets without registrations are left out.
+    func pushExport(_ subscribeKeys: [String]?) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for key in subscribeKeys ?? keysetKeys().sorted() {
+            guard let push = readKeyset(key)?.push, !push.isEmpty else { continue }
+            result[key] = .array(push.devices.keys.sorted().map { $0.json(channels: push.channels(of: $0)) })
+        }
+        return result
+    }
+
+    /// Replaces `subscribeKey`'s registrations with `registrations` (an admin import, after the
+    /// keyset was reset); each is saved to the state file as a route's change would be.
+    func importPush(subscribeKey: String, _ registrations: [(PushDevice, [String])]) -> PushFailure? {
+        let limit = configuration.maximumPushRegistrations
+        if registrations.count > limit { return .tooManyDevices(limit: limit) }
+        for (device, channels) in registrations {
+            guard savePush(subscribeKey, device: device, channels: channels) else { return .notSaved }
+            mutateKeyset(subscribeKey) { $0.push.set(device, channels: channels) }
+        }
+        return nil
+    }
+
     /// The admin view of a keyset's registrations (`GET /_emulator/v1/keysets/{sub}/push`):
     /// every device, sorted by type, token, topic and environment, with its channels.
     func pushConsoleJSON(_ subscribeKey: String) -> JSONValue {

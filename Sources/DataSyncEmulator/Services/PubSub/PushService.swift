@@ -105,6 +105,37 @@ struct PushService: EmulatorService {
         return .success(PushDevice(type: "apns2", token: token, topic: topic, environment: environment))
     }
 
+    /// One registration of an export document (`{"type","token","topic"?,"environment"?,
+    /// "channels"}`, as the admin route shows it), checked by the rules the routes apply; the
+    /// reason when it is refused.
+    static func exportedRegistration(_ value: JSONValue) -> Result<(PushDevice, [String]), PushImportRefusal> {
+        guard let type = value["type"]?.stringValue, let token = value["token"]?.stringValue else {
+            return .failure(PushImportRefusal(reason: "needs \"type\" and \"token\" strings"))
+        }
+        var query: [(String, String)] = []
+        if type == "apns2" {
+            if let topic = value["topic"]?.stringValue { query.append(("topic", topic)) }
+            if let environment = value["environment"]?.stringValue { query.append(("environment", environment)) }
+        } else {
+            query.append(("type", type))
+        }
+        guard let channels = value["channels"]?.arrayValue, !channels.isEmpty, channels.count <= channelLimit else {
+            return .failure(PushImportRefusal(reason: "needs \"channels\": 1 to \(channelLimit) channel names"))
+        }
+        let names = channels.compactMap(\.stringValue)
+        guard names.count == channels.count, names.allSatisfy({ !$0.isEmpty }) else {
+            return .failure(PushImportRefusal(reason: "\"channels\" holds something other than channel names"))
+        }
+        // The route reads its token percent-encoded; a valid token has nothing to decode.
+        guard !token.contains("%") else { return .failure(PushImportRefusal(reason: "Invalid device token \(token)")) }
+        switch device(token: Substring(token), apns2: type == "apns2", query: PubSubWire.Query(items: query, raw: "")) {
+        case .success(let device): return .success((device, names))
+        case .failure(let refusal):
+            let body = try? JSONValue(parsing: refusal.response.body)
+            return .failure(PushImportRefusal(reason: body?["error"]?.stringValue ?? "refused"))
+        }
+    }
+
     /// Tokens travel in the path unescaped by several SDKs, so only characters that never need
     /// escaping there are taken (hexadecimal APNs tokens and FCM's registration ids both fit).
     private static func isToken(_ token: String) -> Bool {
@@ -140,4 +171,9 @@ struct PushService: EmulatorService {
     static func error(_ status: Int, _ text: String) -> ServerResponse {
         PubSubWire.json(status, ["error": .string(text)])
     }
+}
+
+/// Why a registration of an import document was refused.
+struct PushImportRefusal: Error, Sendable {
+    var reason: String
 }
