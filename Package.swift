@@ -80,7 +80,7 @@ let package = Package(
             ]),
         .target(
             name: "DataSyncTestSupport",
-            dependencies: ["PubNubBase", "JSONCore", "Transport", "PubNubCore", "DataSyncEmulator"]),
+            dependencies: ["PubNubBase", "JSONCore", "Transport", "PubNubCore", "PubNubCrypto", "DataSyncEmulator"]),
         .target(name: "DataSyncModels", dependencies: ["PubNubBase", "JSONCore", "JSONPatch"]),
         // The shared service pipeline and the client every feature extends.
         .target(

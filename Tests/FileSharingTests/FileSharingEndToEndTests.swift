@@ -13,37 +13,12 @@ import Transport
 
 /// An emulator over loopback HTTP with the open `demo` keyset and the protected `pub-f`/`sub-f`
 /// one, and clients for it.
-struct FileRig {
+enum FileRig {
     static let protected = PubSubKeyset.protected(publishKey: "pub-f", subscribeKey: "sub-f", secretKey: "sec-f")
 
-    let emulator: Emulator
-    let port: Int
-
-    static func start() async throws -> FileRig {
-        let emulator = try Emulator(
-            configuration: EmulatorConfiguration(pubSub: PubSubConfiguration(keysets: [.demo, protected])))
-        let url = try await emulator.start()
-        return FileRig(emulator: emulator, port: try #require(url.port))
-    }
-
-    func stop() async { await emulator.stop() }
-
-    func client(
-        _ backend: HTTPBackend, userId: String = "alice", keyset: PubSubKeyset = .demo, token: String? = nil,
-        crypto: CryptoModule? = nil, transport: (any HTTPClient)? = nil
-    ) throws -> PubNub {
-        var configuration = PubNubConfiguration(
-            publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: userId, authToken: token,
-            origin: "127.0.0.1:\(port)", useSecureConnections: false,
-            transport: try transport ?? backend.makeClient(), retryPolicy: .none, clock: ImmediateClock())
-        configuration.cryptoModule = crypto
-        return PubNub(configuration: configuration)
-    }
-
-    func server(_ backend: HTTPBackend) throws -> AccessManagerTestServer {
-        AccessManagerTestServer(
-            client: try backend.makeClient(), host: "127.0.0.1", port: port, publishKey: Self.protected.publishKey,
-            subscribeKey: Self.protected.subscribeKey, secretKey: Self.protected.secretKey)
+    /// Clients wait on an `ImmediateClock`: the announcement-retry tests back off instantly.
+    static func start() async throws -> KeysetRig {
+        try await KeysetRig.start(protected: protected, clientClock: ImmediateClock())
     }
 }
 

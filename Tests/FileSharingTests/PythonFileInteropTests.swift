@@ -33,7 +33,7 @@ struct PythonFileInteropTests {
     }
 
     /// Runs the script and returns its one JSON line.
-    private func python(_ arguments: [String], _ rig: FileRig) async throws -> JSONValue {
+    private func python(_ arguments: [String], _ rig: KeysetRig) async throws -> JSONValue {
         let python = try #require(filesPython)
         let all =
             [filesInteropScript.path, arguments[0], "http://127.0.0.1:\(rig.port)", "demo", "demo"]

@@ -12,38 +12,10 @@ import Transport
 
 /// An emulator over loopback HTTP with the open `demo` keyset and the protected `pub-h`/`sub-h`
 /// one, and clients for it.
-struct HistoryRig {
+enum HistoryRig {
     static let protected = PubSubKeyset.protected(publishKey: "pub-h", subscribeKey: "sub-h", secretKey: "sec-h")
 
-    let emulator: Emulator
-    let port: Int
-
-    static func start() async throws -> HistoryRig {
-        let emulator = try Emulator(
-            configuration: EmulatorConfiguration(pubSub: PubSubConfiguration(keysets: [.demo, protected])))
-        let url = try await emulator.start()
-        return HistoryRig(emulator: emulator, port: try #require(url.port))
-    }
-
-    func stop() async { await emulator.stop() }
-
-    func client(
-        _ backend: HTTPBackend, userId: String = "alice", keyset: PubSubKeyset = .demo, token: String? = nil,
-        crypto: CryptoModule? = nil
-    ) throws -> PubNub {
-        var configuration = PubNubConfiguration(
-            publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: userId, authToken: token,
-            origin: "127.0.0.1:\(port)", useSecureConnections: false, transport: try backend.makeClient(),
-            retryPolicy: .none)
-        configuration.cryptoModule = crypto
-        return PubNub(configuration: configuration)
-    }
-
-    func server(_ backend: HTTPBackend) throws -> AccessManagerTestServer {
-        AccessManagerTestServer(
-            client: try backend.makeClient(), host: "127.0.0.1", port: port, publishKey: Self.protected.publishKey,
-            subscribeKey: Self.protected.subscribeKey, secretKey: Self.protected.secretKey)
-    }
+    static func start() async throws -> KeysetRig { try await KeysetRig.start(protected: protected) }
 }
 
 @Suite("Message history and actions against the emulator, both backends")

@@ -19,7 +19,7 @@ let historyPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap
     .timeLimit(.minutes(2)))
 struct PythonHistoryInteropTests {
     /// Runs the script in `mode` and returns its one JSON line.
-    private func python(_ mode: String, _ rig: HistoryRig, channel: String, cipherKey: String?) async throws
+    private func python(_ mode: String, _ rig: KeysetRig, channel: String, cipherKey: String?) async throws
         -> JSONValue
     {
         let python = try #require(historyPython)

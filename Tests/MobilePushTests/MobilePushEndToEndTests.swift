@@ -10,45 +10,22 @@ import Transport
 
 /// An emulator over loopback HTTP with the open `demo` keyset and the protected `pub-p`/`sub-p`
 /// one, and clients for it.
-struct PushRig {
+enum PushRig {
     static let protected = PubSubKeyset.protected(publishKey: "pub-p", subscribeKey: "sub-p", secretKey: "sec-p")
     static let adminSecret = "push-admin-secret-for-tests"
 
-    let emulator: Emulator
-    let port: Int
-
-    static func start() async throws -> PushRig {
-        // The protected keyset makes the admin routes ask for a secret.
-        let emulator = try Emulator(
-            configuration: EmulatorConfiguration(
-                pubSub: PubSubConfiguration(keysets: [.demo, protected]), admin: AdminConfiguration(secret: adminSecret)
-            ))
-        let url = try await emulator.start()
-        return PushRig(emulator: emulator, port: try #require(url.port))
+    static func start() async throws -> KeysetRig {
+        try await KeysetRig.start(protected: protected, admin: AdminConfiguration(secret: adminSecret))
     }
+}
 
-    func stop() async { await emulator.stop() }
-
-    func client(_ backend: HTTPBackend, keyset: PubSubKeyset = .demo, token: String? = nil) throws -> PubNub {
-        PubNub(
-            configuration: PubNubConfiguration(
-                publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: "alice", authToken: token,
-                origin: "127.0.0.1:\(port)", useSecureConnections: false, transport: try backend.makeClient(),
-                retryPolicy: .none))
-    }
-
-    func server(_ backend: HTTPBackend) throws -> AccessManagerTestServer {
-        AccessManagerTestServer(
-            client: try backend.makeClient(), host: "127.0.0.1", port: port, publishKey: Self.protected.publishKey,
-            subscribeKey: Self.protected.subscribeKey, secretKey: Self.protected.secretKey)
-    }
-
-    /// What the emulator's admin route shows for a keyset's registrations.
+extension KeysetRig {
+    /// The keyset's registrations as the admin route lists them (asked with the push rig's secret).
     func registrations(_ subscribeKey: String = "demo") async throws -> [JSONValue] {
         let response = await emulator.respond(
             to: ServerRequest(
                 method: "GET", target: "/_emulator/v1/keysets/\(subscribeKey)/push",
-                headers: [(name: "Authorization", value: "Bearer \(Self.adminSecret)")]))
+                headers: [(name: "Authorization", value: "Bearer \(PushRig.adminSecret)")]))
         return try #require(try JSONValue(parsing: response.body)["registrations"]?.arrayValue)
     }
 }

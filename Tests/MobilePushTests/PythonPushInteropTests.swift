@@ -19,7 +19,7 @@ struct PythonPushInteropTests {
     private static let topic = "com.example.interop"
 
     /// Runs the script in `mode` and returns its one JSON line.
-    private func python(_ mode: String, _ rig: PushRig, prefix: String) async throws -> JSONValue {
+    private func python(_ mode: String, _ rig: KeysetRig, prefix: String) async throws -> JSONValue {
         let python = try #require(pushPython)
         let arguments = [pushInteropScript.path, mode, "http://127.0.0.1:\(rig.port)", "demo", "demo", prefix]
         let result = try await ChildProcess(executable: python, arguments: arguments).finish(timeout: .seconds(60))
