@@ -109,7 +109,10 @@ struct MessageStore: Sendable {
     /// Stores `message` on `channel` in timetoken order (a `ptto` override may place it before
     /// newer ones). A message with the timetoken of one already stored replaces it.
     mutating func insert(_ message: StoredMessage, channel: String, now: Int64) {
-        var history = channels[channel] ?? ChannelHistory()
+        // Taken out of the dictionary, not copied from it: a copy would share the messages'
+        // buffer with the dictionary's entry, and the insert below would then copy the whole
+        // channel (up to `perChannelLimit` messages) on every publish.
+        var history = channels.removeValue(forKey: channel) ?? ChannelHistory()
         let before = history.messages.count
         if let next = history.nextExpiry, next <= now {
             history.messages.removeAll { !$0.isLive(at: now) }
@@ -156,13 +159,14 @@ struct MessageStore: Sendable {
 
     /// Adds `action`; false when the same user already added the same type and value to the message.
     mutating func add(_ action: StoredAction, channel: String) -> Bool {
-        var history = channels[channel] ?? ChannelHistory()
-        if history.actions.contains(where: {
+        if channels[channel]?.actions.contains(where: {
             $0.messageTimetoken == action.messageTimetoken && $0.type == action.type && $0.value == action.value
                 && $0.uuid == action.uuid
-        }) {
+        }) == true {
             return false
         }
+        // Taken out, not copied, so the insert does not copy every action (see `insert`).
+        var history = channels.removeValue(forKey: channel) ?? ChannelHistory()
         history.actions.insert(action, at: history.actionIndex(atLeast: action.actionTimetoken))
         if history.actions.count > perChannelLimit {
             history.actions.removeFirst(history.actions.count - perChannelLimit)
