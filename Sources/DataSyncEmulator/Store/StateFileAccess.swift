@@ -221,3 +221,13 @@ func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         return Glibc.open(path, flags, mode)
     #endif
 }
+
+/// `fdatasync(2)` where there is one, `fsync(2)` elsewhere: what the state file's journal and the
+/// pub/sub journal call before they count an append as durable.
+func syncData(_ fd: Int32) -> Int32 {
+    #if canImport(Darwin)
+        return fsync(fd)
+    #else
+        return fdatasync(fd)
+    #endif
+}

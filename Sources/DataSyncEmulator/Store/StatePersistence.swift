@@ -564,12 +564,3 @@ final class StatePersistence {
         EmulatorError(code: .fileAccess, message: "\(what): \(describe(errno))")
     }
 }
-
-/// `fdatasync(2)` where there is one, `fsync(2)` elsewhere.
-private func syncData(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-        return fsync(fd)
-    #else
-        return fdatasync(fd)
-    #endif
-}
