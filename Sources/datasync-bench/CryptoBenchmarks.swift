@@ -66,18 +66,14 @@ enum CryptoBenchmarks {
         // The module's own strict base64 (the same on every platform) against Foundation's.
         let data = Data(sealed)
         let text = Base64.encode(sealed)
-        let encode = Bench.throughput { _ = Base64.encode(sealed) }
-        let foundationEncode = Bench.throughput { _ = data.base64EncodedString() }
         rows.append(
-            BenchRow(
-                scenario: "base64 encode 1 MiB", unit: "MB/s", ours: encode * megabytes,
-                baselineName: "Foundation base64EncodedString", baseline: foundationEncode * megabytes))
-        let decode = Bench.throughput { _ = Base64.decode(text) }
-        let foundationDecode = Bench.throughput { _ = Data(base64Encoded: text) }
+            Bench.compare(
+                "base64 encode 1 MiB", unit: "MB/s", scale: megabytes, ours: { _ = Base64.encode(sealed) },
+                baselineName: "Foundation base64EncodedString", baseline: { _ = data.base64EncodedString() }))
         rows.append(
-            BenchRow(
-                scenario: "base64 decode 1 MiB (strict)", unit: "MB/s", ours: decode * megabytes,
-                baselineName: "Foundation Data(base64Encoded:)", baseline: foundationDecode * megabytes))
+            Bench.compare(
+                "base64 decode 1 MiB (strict)", unit: "MB/s", scale: megabytes, ours: { _ = Base64.decode(text) },
+                baselineName: "Foundation Data(base64Encoded:)", baseline: { _ = Data(base64Encoded: text) }))
         return rows
     }
 }

@@ -31,29 +31,10 @@ enum EmulatorBenchmarks {
         ]
         let residentBefore = Bench.residentBytes()
         let emulator = try Emulator(configuration: EmulatorConfiguration(classes: classes))
-        let headers = [(name: "Content-Type", value: "application/vnd.pubnub.objects.entity+json;version=1")]
-        var generator = SeededRandomNumberGenerator(seed: 7)
-        let categories = ["shoes", "hats", "bags", "coats", "socks"]
         let clock = ContinuousClock()
         let start = clock.now
-        for index in 0..<objectCount {
-            let body: JSONValue = [
-                "data": [
-                    "id": .string("p\(index)"), "entityClass": "Product", "entityClassVersion": 1, "status": "active",
-                    "payload": [
-                        "title": .string("Product number \(index)"),
-                        "price": .double(Double(Int.random(in: 100...99_999, using: &generator)) / 100),
-                        "category": .string(categories[index % categories.count]), "stock": .int(Int64(index % 37)),
-                    ],
-                ]
-            ]
-            let response = await emulator.respond(
-                to: ServerRequest(
-                    method: "POST", target: "/v1/datasync/subkeys/bench/entities", headers: headers,
-                    body: try body.jsonBytes()))
-            guard response.status == 201 else {
-                throw EmulatorError(code: .invalidSeed, message: "create answered \(response.status)")
-            }
+        try await createProducts(in: emulator, count: objectCount, seed: 7) { index in
+            ["title": .string("Product number \(index)"), "stock": .int(Int64(index % 37))]
         }
         let elapsed = start.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -133,6 +114,33 @@ enum EmulatorBenchmarks {
                 scenario: "emulator write + list sort=price:desc (no snapshot: one heap pass), 100k objects (CPU time)",
                 unit: "ms/pair", ours: (processCPUSeconds() - cpuStart) / 10 * 1000, higherIsBetter: false))
         return rows
+    }
+
+    /// Creates `count` Product entities (ids `p0`, `p1`, …) through the emulator's
+    /// `respond(to:)`, no sockets: each with a price drawn from a generator seeded with `seed`,
+    /// one of five categories in turn, and the payload fields `extra` gives for its index.
+    static func createProducts(
+        in emulator: Emulator, count: Int, seed: UInt64, extra: (Int) -> [String: JSONValue]
+    ) async throws {
+        let headers = [(name: "Content-Type", value: "application/vnd.pubnub.objects.entity+json;version=1")]
+        var generator = SeededRandomNumberGenerator(seed: seed)
+        let categories = ["shoes", "hats", "bags", "coats", "socks"]
+        for index in 0..<count {
+            var payload = extra(index)
+            payload["price"] = .double(Double(Int.random(in: 100...99_999, using: &generator)) / 100)
+            payload["category"] = .string(categories[index % categories.count])
+            let body: JSONValue = [
+                "data": [
+                    "id": .string("p\(index)"), "entityClass": "Product", "entityClassVersion": 1, "status": "active",
+                    "payload": .object(JSONObject(payload)),
+                ]
+            ]
+            let response = await emulator.respond(
+                to: ServerRequest(
+                    method: "POST", target: "/v1/datasync/subkeys/bench/entities", headers: headers,
+                    body: try body.jsonBytes()))
+            guard response.status == 201 else { throw BenchFailure(message: "create answered \(response.status)") }
+        }
     }
 
     /// CPU time used by the whole process so far, in seconds.

@@ -83,25 +83,8 @@ enum EmulatorIndexBenchmarks {
             classes: classes, startTime: Date(timeIntervalSince1970: 1_788_766_495))
         configuration.propertyIndexes = indexes
         let emulator = try Emulator(configuration: configuration)
-        let headers = [(name: "Content-Type", value: "application/vnd.pubnub.objects.entity+json;version=1")]
-        var generator = SeededRandomNumberGenerator(seed: 11)
-        let categories = ["shoes", "hats", "bags", "coats", "socks"]
-        for index in 0..<size {
-            let body: JSONValue = [
-                "data": [
-                    "id": .string("p\(index)"), "entityClass": "Product", "entityClassVersion": 1, "status": "active",
-                    "payload": [
-                        "sku": .string("sku-\(index)"),
-                        "price": .double(Double(Int.random(in: 100...99_999, using: &generator)) / 100),
-                        "category": .string(categories[index % categories.count]),
-                    ],
-                ]
-            ]
-            let response = await emulator.respond(
-                to: ServerRequest(
-                    method: "POST", target: "/v1/datasync/subkeys/bench/entities", headers: headers,
-                    body: try body.jsonBytes()))
-            guard response.status == 201 else { throw BenchFailure(message: "create answered \(response.status)") }
+        try await EmulatorBenchmarks.createProducts(in: emulator, count: size, seed: 11) { index in
+            ["sku": .string("sku-\(index)")]
         }
         return emulator
     }

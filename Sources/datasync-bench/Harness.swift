@@ -34,19 +34,13 @@ enum Bench {
         operations: Int = 1, minimumTime: Duration = .milliseconds(400), _ body: () throws -> Void
     ) rethrows -> Double {
         try body()
-        let clock = ContinuousClock()
-        var best = 0.0
-        let deadline = clock.now.advanced(by: minimumTime)
-        var rounds = 0
-        while clock.now < deadline || rounds < 3 {
-            let start = clock.now
+        var rate = BestRate(operations: operations, minimumTime: minimumTime)
+        while rate.wantsMore {
+            let start = rate.clock.now
             try body()
-            let elapsed = start.duration(to: clock.now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            if seconds > 0 { best = max(best, Double(operations) / seconds) }
-            rounds += 1
+            rate.record(since: start)
         }
-        return best
+        return rate.best
     }
 
     /// The async form of ``throughput(operations:minimumTime:_:)``.
@@ -54,19 +48,27 @@ enum Bench {
         operations: Int = 1, minimumTime: Duration = .milliseconds(400), _ body: () async throws -> Void
     ) async rethrows -> Double {
         try await body()
-        let clock = ContinuousClock()
-        var best = 0.0
-        let deadline = clock.now.advanced(by: minimumTime)
-        var rounds = 0
-        while clock.now < deadline || rounds < 3 {
-            let start = clock.now
+        var rate = BestRate(operations: operations, minimumTime: minimumTime)
+        while rate.wantsMore {
+            let start = rate.clock.now
             try await body()
-            let elapsed = start.duration(to: clock.now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            if seconds > 0 { best = max(best, Double(operations) / seconds) }
-            rounds += 1
+            rate.record(since: start)
         }
-        return best
+        return rate.best
+    }
+
+    /// One row comparing two throughputs measured here, ours first: each side is run by
+    /// ``throughput(operations:minimumTime:_:)`` and its rate multiplied by `scale` (the megabytes
+    /// one call handles, say, for a row in MB/s).
+    static func compare(
+        _ scenario: String, unit: String, scale: Double = 1, ours: () throws -> Void, baselineName: String,
+        baseline: () throws -> Void
+    ) rethrows -> BenchRow {
+        let oursRate = try throughput(ours)
+        let baselineRate = try throughput(baseline)
+        return BenchRow(
+            scenario: scenario, unit: unit, ours: oursRate * scale, baselineName: baselineName,
+            baseline: baselineRate * scale)
     }
 
     /// Resident set size of this process in bytes (Linux `/proc/self/statm`), or nil elsewhere.
@@ -103,6 +105,30 @@ enum Bench {
             }
         }
         print("ratio: above 1.00x means ours is ahead of the baseline (faster or smaller).")
+    }
+}
+
+/// The timing loop of ``Bench/throughput(operations:minimumTime:_:)`` and its async form: at
+/// least three rounds and at least the minimum time, keeping the best rate.
+private struct BestRate {
+    let clock = ContinuousClock()
+    let operations: Int
+    let deadline: ContinuousClock.Instant
+    private(set) var best = 0.0
+    private var rounds = 0
+
+    init(operations: Int, minimumTime: Duration) {
+        self.operations = operations
+        deadline = clock.now.advanced(by: minimumTime)
+    }
+
+    var wantsMore: Bool { clock.now < deadline || rounds < 3 }
+
+    mutating func record(since start: ContinuousClock.Instant) {
+        let elapsed = start.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if seconds > 0 { best = max(best, Double(operations) / seconds) }
+        rounds += 1
     }
 }
 

@@ -58,37 +58,24 @@ enum JSONBenchmarks {
             let bytes = try document.jsonBytes()
             let data = Data(bytes)
             let megabytes = Double(bytes.count) / 1_000_000
-            let parse = try Bench.throughput {
-                _ = try JSONValue(parsing: bytes)
-            }
-            let foundationParse = try Bench.throughput {
-                _ = try JSONSerialization.jsonObject(with: data)
-            }
             rows.append(
-                BenchRow(
-                    scenario: "parse \(label) into JSONValue", unit: "MB/s", ours: parse * megabytes,
-                    baselineName: "JSONSerialization.jsonObject", baseline: foundationParse * megabytes))
+                try Bench.compare(
+                    "parse \(label) into JSONValue", unit: "MB/s", scale: megabytes,
+                    ours: { _ = try JSONValue(parsing: bytes) }, baselineName: "JSONSerialization.jsonObject",
+                    baseline: { _ = try JSONSerialization.jsonObject(with: data) }))
             let foundationObject = try JSONSerialization.jsonObject(with: data)
-            let encode = try Bench.throughput {
-                _ = try document.jsonBytes()
-            }
-            let foundationEncode = try Bench.throughput {
-                _ = try JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys])
-            }
             rows.append(
-                BenchRow(
-                    scenario: "encode \(label) sorted keys", unit: "MB/s", ours: encode * megabytes,
-                    baselineName: "JSONSerialization.data(.sortedKeys)", baseline: foundationEncode * megabytes))
-            let unsorted = try Bench.throughput {
-                _ = try document.jsonBytes(sortedKeys: false)
-            }
-            let foundationUnsorted = try Bench.throughput {
-                _ = try JSONSerialization.data(withJSONObject: foundationObject)
-            }
+                try Bench.compare(
+                    "encode \(label) sorted keys", unit: "MB/s", scale: megabytes,
+                    ours: { _ = try document.jsonBytes() }, baselineName: "JSONSerialization.data(.sortedKeys)",
+                    baseline: {
+                        _ = try JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys])
+                    }))
             rows.append(
-                BenchRow(
-                    scenario: "encode \(label) unsorted", unit: "MB/s", ours: unsorted * megabytes,
-                    baselineName: "JSONSerialization.data", baseline: foundationUnsorted * megabytes))
+                try Bench.compare(
+                    "encode \(label) unsorted", unit: "MB/s", scale: megabytes,
+                    ours: { _ = try document.jsonBytes(sortedKeys: false) }, baselineName: "JSONSerialization.data",
+                    baseline: { _ = try JSONSerialization.data(withJSONObject: foundationObject) }))
         }
 
         let products = makeProducts(count: 100)

@@ -74,6 +74,19 @@ enum RecoveryBench {
     /// Set (to anything) to run the subscriber with every default instead of the short heartbeat.
     static let defaultsVariable = "DATASYNC_BENCH_RECOVERY_DEFAULTS"
 
+    /// When `recorded` first answers, polled every 5 ms on the real clock (what this group
+    /// measures); a failure saying `failure` and the limit once `limit` has passed.
+    private static func arrival(
+        within limit: Duration, _ failure: String, _ recorded: () -> ContinuousClock.Instant?
+    ) async throws -> ContinuousClock.Instant {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while ContinuousClock.now < deadline {
+            if let time = recorded() { return time }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw BenchFailure(message: "recovery: \(failure) within \(limit)")
+    }
+
     static func run() async throws -> [BenchRow] {
         let emulator = try Emulator(configuration: EmulatorConfiguration())
         let url = try await emulator.start()
@@ -113,12 +126,9 @@ enum RecoveryBench {
             return status
         }
         func shown(_ status: String, within limit: Duration) async throws -> ContinuousClock.Instant {
-            let deadline = ContinuousClock.now.advanced(by: limit)
-            while ContinuousClock.now < deadline {
-                if let time = arrivals.snapshotTime(of: status) { return time }
-                try await Task.sleep(for: .milliseconds(5))
+            try await arrival(within: limit, "the live view did not show \(status)") {
+                arrivals.snapshotTime(of: status)
             }
-            throw BenchFailure(message: "recovery: the live view did not show \(status) within \(limit)")
         }
         var next = 0
         func publish() async throws -> Int {
@@ -128,12 +138,7 @@ enum RecoveryBench {
             return next
         }
         func delivered(_ number: Int, within limit: Duration) async throws -> ContinuousClock.Instant {
-            let deadline = ContinuousClock.now.advanced(by: limit)
-            while ContinuousClock.now < deadline {
-                if let time = arrivals.time(of: number) { return time }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            throw BenchFailure(message: "recovery: message \(number) was not delivered within \(limit)")
+            try await arrival(within: limit, "message \(number) was not delivered") { arrivals.time(of: number) }
         }
         defer {
             observation.cancel()

@@ -65,7 +65,7 @@ if bareArguments.count == 3, bareArguments[0] == "--bare-http-server" {
         fail("\(error)")
     }
     log("bare HTTP server listening on 127.0.0.1:\(port)")
-    let (bareSignals, bareSources) = signalStream()
+    let (bareSignals, bareSources) = StopSignals.stream()
     for await _ in bareSignals { break }
     await server.stop()
     for source in bareSources { source.cancel() }
@@ -114,23 +114,7 @@ do {
     fail("\(error)", status: error.code == .invalidConfiguration ? 2 : 1)
 }
 
-// Signals are turned into stream elements by dispatch sources on their own queue, so no thread of
-// the cooperative pool ever waits for one. The handler is @Sendable and nonisolated: it runs on
-// the signal queue, not on the main actor.
-nonisolated func signalStream() -> (AsyncStream<Int32>, [any DispatchSourceSignal]) {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let (stream, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(4))
-    let queue = DispatchQueue(label: "datasync-emulator.signals")
-    let sources = [SIGINT, SIGTERM].map { number in
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler { @Sendable in continuation.yield(number) }
-        source.resume()
-        return source
-    }
-    return (stream, sources)
-}
-let (signals, sources) = signalStream()
+let (signals, sources) = StopSignals.stream()
 
 let url: URL
 do {

@@ -30,7 +30,7 @@ extension Engine {
             }
             var fields: [String: JSONValue] = [:]
             for kind in [ClassKind.entity, .relationship] {
-                let classes = Self.customClasses(keyset.registry, kind).map(Self.seedClass)
+                let classes = keyset.registry.customClasses(kind).map(Self.seedClass)
                 if !classes.isEmpty {
                     fields[kind == .entity ? "entityClasses" : "relationshipClasses"] = .array(classes)
                 }
@@ -47,22 +47,6 @@ extension Engine {
             keysetsOut[key] = .object(fields)
         }
         return ["keysets": .object(keysetsOut)]
-    }
-
-    /// The SubKey classes of `kind`, every parent before its subclasses (then by name).
-    static func customClasses(_ registry: ClassRegistry, _ kind: ClassKind) -> [ClassDefinition] {
-        registry.classes(kind).values.filter { !$0.isBuiltIn }
-            .map { definition -> (Int, ClassDefinition) in
-                var depth = 0
-                var current = definition.parent
-                while let parent = current, depth < 64 {
-                    depth += 1
-                    current = registry.definition(kind, parent)?.parent
-                }
-                return (depth, definition)
-            }
-            .sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
-            .map(\.1)
     }
 
     /// A class in the class-document form (without the read-only `builtIn`).

@@ -13,6 +13,24 @@ struct ClassRegistry: Sendable {
 
     func definition(_ kind: ClassKind, _ key: ClassKey) -> ClassDefinition? { classes(kind)[key] }
 
+    /// The keyset's own (not built-in) classes of `kind`, every parent before its subclasses, then
+    /// by name: the order a class document must list them in to be read back, which both the
+    /// export and the state file rely on.
+    func customClasses(_ kind: ClassKind) -> [ClassDefinition] {
+        classes(kind).values.filter { !$0.isBuiltIn }
+            .map { definition -> (Int, ClassDefinition) in
+                var depth = 0
+                var current = definition.parent
+                while let parent = current, depth < 64 {
+                    depth += 1
+                    current = self.definition(kind, parent)?.parent
+                }
+                return (depth, definition)
+            }
+            .sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
+            .map(\.1)
+    }
+
     /// Resolves a name: at `level` when given, otherwise SubKey first, then Global (the order
     /// the service documents).
     func resolve(_ kind: ClassKind, name: String, level: ClassLevel?) -> ClassDefinition? {

@@ -9,7 +9,7 @@ extension ObjectWriter {
         let collection = context.collection
         try RequestBody.checkMediaType(context.request, expected: collection.mediaType)
         let data = try RequestBody.dataObject(context.request)
-        var object = try ObjectReads.find(context, id: id, now: transactions.now())
+        let object = try ObjectReads.find(context, id: id, now: transactions.now())
         try RequestBody.checkIfMatch(context.request, object)
         var immutable: [String: JSONValue] = [
             "id": .string(object.id), collection.classField: .string(object.classKey.name),
@@ -26,13 +26,24 @@ extension ObjectWriter {
                 throw .invalid("\(field) is immutable", path: "/data/" + field)
             }
         }
+        return try commitFields(context, object, data, versionField: collection.versionField, prefix: "/data")
+    }
+
+    /// The common end of a replace and a patch: the class version, status and payload that
+    /// `fields` give (checked against the object's class), then the commit. `prefix` is the
+    /// pointer of `fields` in the request, for error paths.
+    private func commitFields(
+        _ context: RequestContext, _ changed: StoredObject, _ fields: JSONObject, versionField: String, prefix: String
+    ) throws(APIError) -> ServerResponse {
+        let collection = context.collection
+        var object = changed
         guard let definition = context.keyset.registry.definition(collection.space, object.classKey) else {
             throw .notFound("class definition not found: \(object.classKey.name)")
         }
         object.classVersion = try RequestBody.classVersion(
-            data, field: collection.versionField, definition: definition, prefix: "/data")
-        (object.status, object.payload) = try RequestBody.statusAndPayload(data, prefix: "/data")
-        try RequestBody.checkPropertyTypes(object, registry: context.keyset.registry, prefix: "/data")
+            fields, field: versionField, definition: definition, prefix: prefix)
+        (object.status, object.payload) = try RequestBody.statusAndPayload(fields, prefix: prefix)
+        try RequestBody.checkPropertyTypes(object, registry: context.keyset.registry, prefix: prefix)
         return DataSyncResponse.data(commitUpdate(context.keyset, object).jsonValue, mediaType: collection.mediaType)
     }
 
@@ -49,10 +60,9 @@ extension ObjectWriter {
     }
 
     func update(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {
-        let collection = context.collection
         try RequestBody.checkMediaType(context.request, expected: "application/json-patch+json")
         let operations = try PatchBody.operations(from: try RequestBody.parseBody(context.request))
-        var object = try ObjectReads.find(context, id: id, now: transactions.now())
+        let object = try ObjectReads.find(context, id: id, now: transactions.now())
         try RequestBody.checkIfMatch(context.request, object)
         let mutable: Set<String> = ["status", "payload", object.versionField]
         for (index, operation) in operations.enumerated() {
@@ -87,14 +97,7 @@ extension ObjectWriter {
         let patched = try PatchApplication.apply(operations, to: document)
         guard var fields = patched.objectValue else { throw .invalid("the patch must leave an object") }
         if !hadPayload, fields["payload"] == [:] { fields["payload"] = nil }
-        guard let definition = context.keyset.registry.definition(collection.space, object.classKey) else {
-            throw .notFound("class definition not found: \(object.classKey.name)")
-        }
-        object.classVersion = try RequestBody.classVersion(
-            fields, field: object.versionField, definition: definition, prefix: "")
-        (object.status, object.payload) = try RequestBody.statusAndPayload(fields, prefix: "")
-        try RequestBody.checkPropertyTypes(object, registry: context.keyset.registry, prefix: "")
-        return DataSyncResponse.data(commitUpdate(context.keyset, object).jsonValue, mediaType: collection.mediaType)
+        return try commitFields(context, object, fields, versionField: object.versionField, prefix: "")
     }
 
     func remove(_ context: RequestContext, id: String) throws(APIError) -> ServerResponse {

@@ -75,30 +75,17 @@ struct Seeder {
     /// already defined the same way (the `--classes` template) is left alone; one defined
     /// otherwise is replaced while no object uses it.
     private func seedClasses(_ keyset: Keyset, _ fields: JSONObject, path: String) throws(EmulatorError) {
-        for kind in [ClassKind.entity, .relationship] {
-            let field = kind == .entity ? "entityClasses" : "relationshipClasses"
-            guard let list = fields[field] else { continue }
-            guard let items = list.arrayValue else {
-                throw EmulatorError(code: .invalidSeed, message: "\(path)/\(field) must be an array")
+        try ClassDocuments.forEachDraft(in: fields, path: path, code: .invalidSeed) {
+            (draft, itemPath) throws(APIError) in
+            let key = ClassKey(name: draft.name, level: .subKey)
+            let current = keyset.registry.definition(draft.kind, key)
+            let definition = try keyset.registry.resolveDraft(draft, replacing: current, path: itemPath)
+            if definition == current { return }
+            if current != nil, keyset.count(draft.kind, ofClass: key) > 0 {
+                throw APIError.conflict(
+                    "class \(draft.name) is already defined otherwise and has objects", path: itemPath + "/name")
             }
-            for (index, item) in items.enumerated() {
-                let itemPath = "\(path)/\(field)/\(index)"
-                do throws(APIError) {
-                    let draft = try ClassDraft(kind: kind, json: item, path: itemPath)
-                    let key = ClassKey(name: draft.name, level: .subKey)
-                    let current = keyset.registry.definition(kind, key)
-                    let definition = try keyset.registry.resolveDraft(draft, replacing: current, path: itemPath)
-                    if definition == current { continue }
-                    if current != nil, keyset.count(kind, ofClass: key) > 0 {
-                        throw APIError.conflict(
-                            "class \(draft.name) is already defined otherwise and has objects", path: itemPath + "/name"
-                        )
-                    }
-                    keyset.registry.store(definition)
-                } catch {
-                    throw EmulatorError(code: .invalidSeed, message: "\(error.path ?? itemPath): \(error.message)")
-                }
-            }
+            keyset.registry.store(definition)
         }
     }
 

@@ -52,10 +52,7 @@ final class PropertyIndex {
     }
 
     /// A position: chunk and offset. `(chunks.count, 0)` is the end.
-    struct Position: Equatable {
-        var chunk: Int
-        var offset: Int
-    }
+    typealias Position = ChunkPosition
 
     let source: IndexSource
     private(set) var chunks: [[Entry]] = []
@@ -188,18 +185,9 @@ final class PropertyIndex {
         return total + position.offset
     }
 
-    func entry(at position: Position) -> Entry? {
-        position.chunk < chunks.count && position.offset < chunks[position.chunk].count
-            ? chunks[position.chunk][position.offset] : nil
-    }
+    func entry(at position: Position) -> Entry? { chunks.element(at: position) }
 
-    func advance(_ position: inout Position) {
-        position.offset += 1
-        if position.chunk < chunks.count, position.offset >= chunks[position.chunk].count {
-            position.chunk += 1
-            position.offset = 0
-        }
-    }
+    func advance(_ position: inout Position) { chunks.advance(&position) }
 
     /// The position before `position`, or nil at the start.
     func retreat(_ position: Position) -> Position? {

@@ -267,13 +267,13 @@ final class PubSubJournal {
         }
         if faults?.take([.appendFails]) != nil { return false }
         let framed = StatePersistence.frame(payload)
-        if StatePersistence.writeAll(descriptor, framed, at: length) && synchronize(descriptor) == 0 {
+        if StatePersistence.writeAll(descriptor, framed, at: length) && syncData(descriptor) == 0 {
             length += framed.count
             return true
         }
         // Not acknowledged, so it must not come back at the next start: cut it off, or give up
         // on this file until a compaction replaces it.
-        if ftruncate(descriptor, off_t(length)) != 0 || synchronize(descriptor) != 0 {
+        if ftruncate(descriptor, off_t(length)) != 0 || syncData(descriptor) != 0 {
             close(descriptor)
             descriptor = -1
         }
@@ -438,13 +438,4 @@ final class PubSubJournal {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(entry))
         }
     }
-}
-
-/// `fdatasync(2)` where there is one, `fsync(2)` elsewhere.
-private func synchronize(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-        return fsync(fd)
-    #else
-        return fdatasync(fd)
-    #endif
 }

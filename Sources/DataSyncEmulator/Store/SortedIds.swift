@@ -64,10 +64,7 @@ struct SortedIds {
     }
 
     /// A position in the sequence, for walking it in order.
-    struct Cursor {
-        var chunk: Int
-        var offset: Int
-    }
+    typealias Cursor = ChunkPosition
 
     /// The position of the first id strictly after `id`, or of the first id when `id` is nil.
     func cursor(after id: String?) -> Cursor {
@@ -77,16 +74,7 @@ struct SortedIds {
         return offset < chunks[index].count ? Cursor(chunk: index, offset: offset) : Cursor(chunk: index + 1, offset: 0)
     }
 
-    func id(at cursor: Cursor) -> String? {
-        cursor.chunk < chunks.count && cursor.offset < chunks[cursor.chunk].count
-            ? chunks[cursor.chunk][cursor.offset] : nil
-    }
+    func id(at cursor: Cursor) -> String? { chunks.element(at: cursor) }
 
-    func advance(_ cursor: inout Cursor) {
-        cursor.offset += 1
-        if cursor.chunk < chunks.count, cursor.offset >= chunks[cursor.chunk].count {
-            cursor.chunk += 1
-            cursor.offset = 0
-        }
-    }
+    func advance(_ cursor: inout Cursor) { chunks.advance(&cursor) }
 }

@@ -40,8 +40,8 @@ enum StateFile {
             }
             keysets.append([
                 "subscribeKey": .string(key),
-                "entityClasses": .array(classes(keyset.registry, .entity)),
-                "relationshipClasses": .array(classes(keyset.registry, .relationship)),
+                "entityClasses": .array(keyset.registry.customClasses(.entity).map(\.jsonValue)),
+                "relationshipClasses": .array(keyset.registry.customClasses(.relationship).map(\.jsonValue)),
                 "objects": .array(objects.map(persisted)),
             ])
         }
@@ -52,22 +52,6 @@ enum StateFile {
         ]
         if let generation { document["generation"] = .int(generation) }
         return .object(document)
-    }
-
-    /// A registry's own (not built-in) classes of one kind, parents before their subclasses.
-    static func classes(_ registry: ClassRegistry, _ kind: ClassKind) -> [JSONValue] {
-        registry.classes(kind).values.filter { !$0.isBuiltIn }
-            .map { definition -> (Int, ClassDefinition) in
-                var depth = 0
-                var current = definition.parent
-                while let parent = current, depth < 64 {
-                    depth += 1
-                    current = registry.definition(kind, parent)?.parent
-                }
-                return (depth, definition)
-            }
-            .sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
-            .map(\.1.jsonValue)
     }
 
     static func persisted(_ object: StoredObject) -> JSONValue {

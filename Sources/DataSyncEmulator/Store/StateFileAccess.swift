@@ -36,12 +36,7 @@ enum StateFileAccess {
             if code == ELOOP { throw refusedLink(path) }
             throw EmulatorError(code: .fileAccess, message: "cannot open \(path): \(describe(code))")
         }
-        do throws(EmulatorError) {
-            try checkOwnedRegularFile(fd, path)
-        } catch {
-            close(fd)
-            throw error
-        }
+        try closeUnlessOwnedRegularFile(fd, path)
         return fd
     }
 
@@ -122,12 +117,7 @@ enum StateFileAccess {
             if code == ELOOP { throw refusedLink(lockPath) }
             throw EmulatorError(code: .fileAccess, message: "cannot open the lock file \(lockPath): \(describe(code))")
         }
-        do throws(EmulatorError) {
-            try checkOwnedRegularFile(fd, lockPath)
-        } catch {
-            close(fd)
-            throw error
-        }
+        try closeUnlessOwnedRegularFile(fd, lockPath)
         guard takeLock(fd, lockPath) else {
             let code = errno
             let holder = (try? read(lockPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -166,6 +156,17 @@ enum StateFileAccess {
             usleep(5_000)
         }
         return true
+    }
+
+    /// Closes `fd` and throws when ``checkOwnedRegularFile(_:_:)`` refuses it: a refused file
+    /// must not hold a descriptor open for the rest of the run.
+    private static func closeUnlessOwnedRegularFile(_ fd: Int32, _ path: String) throws(EmulatorError) {
+        do throws(EmulatorError) {
+            try checkOwnedRegularFile(fd, path)
+        } catch {
+            close(fd)
+            throw error
+        }
     }
 
     private static func checkOwnedRegularFile(_ fd: Int32, _ path: String) throws(EmulatorError) {
@@ -218,5 +219,15 @@ func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         return Musl.open(path, flags, mode)
     #else
         return Glibc.open(path, flags, mode)
+    #endif
+}
+
+/// `fdatasync(2)` where there is one, `fsync(2)` elsewhere: what the state file's journal and the
+/// pub/sub journal call before they count an append as durable.
+func syncData(_ fd: Int32) -> Int32 {
+    #if canImport(Darwin)
+        return fsync(fd)
+    #else
+        return fdatasync(fd)
     #endif
 }

@@ -451,8 +451,8 @@ final class StatePersistence {
             let (objects, removed, classes) = keyset.unsavedState()
             var entry: [String: JSONValue] = ["subscribeKey": .string(keyset.subscribeKey)]
             if classes {
-                entry["entityClasses"] = .array(StateFile.classes(keyset.registry, .entity))
-                entry["relationshipClasses"] = .array(StateFile.classes(keyset.registry, .relationship))
+                entry["entityClasses"] = .array(keyset.registry.customClasses(.entity).map(\.jsonValue))
+                entry["relationshipClasses"] = .array(keyset.registry.customClasses(.relationship).map(\.jsonValue))
             }
             if !objects.isEmpty { entry["objects"] = .array(objects.map(StateFile.persisted)) }
             if !removed.isEmpty {
@@ -563,13 +563,4 @@ final class StatePersistence {
     static func systemError(_ what: String) -> EmulatorError {
         EmulatorError(code: .fileAccess, message: "\(what): \(describe(errno))")
     }
-}
-
-/// `fdatasync(2)` where there is one, `fsync(2)` elsewhere.
-private func syncData(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-        return fsync(fd)
-    #else
-        return fdatasync(fd)
-    #endif
 }

@@ -13,6 +13,19 @@ struct Invocation: Sendable {
 
     var console: Console { context.console }
 
+    /// A positional argument's text; empty for an optional one that was not given (the parser
+    /// has already refused a missing required one).
+    func positional(_ name: String) -> String { arguments.named[name] ?? "" }
+
+    /// The JSON that `option` gives (text, `@FILE` or `-`, as ``JSONArgument`` reads it), or nil
+    /// when the option is absent.
+    ///
+    /// - Throws: ``UsageError`` naming the option, as ``JSONArgument/read(_:option:context:)``.
+    func jsonOption(_ option: String) throws(UsageError) -> JSONValue? {
+        guard let text = arguments.value(option) else { return nil }
+        return try JSONArgument.read(text, option: option, context: context)
+    }
+
     /// The connection settings of this run.
     ///
     /// - Throws: ``UsageError`` as ``ConnectionSettings/resolve(_:environment:)``.

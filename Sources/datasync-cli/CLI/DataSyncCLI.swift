@@ -118,7 +118,7 @@ enum DataSyncCLI {
                 "datasync completions fish > ~/.config/fish/completions/datasync.fish",
             ],
             action: { invocation in
-                let name = invocation.arguments.named["SHELL"] ?? ""
+                let name = invocation.positional("SHELL")
                 guard let shell = CompletionShell(rawValue: name.lowercased()) else {
                     let shells = CompletionShell.allCases.map(\.rawValue)
                     throw UsageError(

@@ -45,7 +45,7 @@ enum AdminCommand {
             examples: ["datasync admin import @fixtures.json", "datasync admin export | datasync admin import -"],
             action: { invocation in
                 let seed = try JSONArgument.read(
-                    invocation.arguments.named["SEED"] ?? "", option: "SEED", context: invocation.context)
+                    invocation.positional("SEED"), option: "SEED", context: invocation.context)
                 invocation.emit(try await send(invocation, .post, "/import", body: seed))
                 return ExitStatus.ok
             })
@@ -119,7 +119,7 @@ enum AdminCommand {
                     options: [FaultsCommand.secretOption],
                     positionals: [PositionalSpec(name: "TIME", help: "such as 2030-01-01T00:00:00Z")],
                     action: { invocation in
-                        let time = invocation.arguments.named["TIME"] ?? ""
+                        let time = invocation.positional("TIME")
                         invocation.emit(
                             try await send(
                                 invocation, .post, "/clock/set", query: [HTTPQueryItem(name: "time", value: time)]))

@@ -3,14 +3,6 @@ import DataSyncEmulator
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `emulator`: the local emulator in this process, with the flags of `datasync-emulator` (both
 /// parse them with `EmulatorOptions`).
 enum EmulatorCommand {
@@ -88,16 +80,7 @@ enum EmulatorCommand {
         configuration.logger = logger
         let emulator = try makeEmulator(configuration)
         // Signals become stream elements on their own queue, with their default action off.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let (signals, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(4))
-        let queue = DispatchQueue(label: "datasync.emulator.signals")
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { @Sendable in continuation.yield(number) }
-            source.resume()
-            return source
-        }
+        let (signals, sources) = StopSignals.stream()
         defer { for source in sources { source.cancel() } }
 
         // The logger prints the request lines unless `--no-request-lines` (the in-memory request log

@@ -19,7 +19,7 @@ enum FilesCommand {
 
     /// The reference ID/NAME of the positional arguments.
     private static func reference(_ invocation: Invocation) -> PubNubFileReference {
-        PubNubFileReference(id: invocation.arguments.named["ID"] ?? "", name: invocation.arguments.named["NAME"] ?? "")
+        PubNubFileReference(id: invocation.positional("ID"), name: invocation.positional("NAME"))
     }
 
     private static func describe(_ file: PubNubFile) -> JSONValue {
@@ -50,8 +50,8 @@ enum FilesCommand {
             ],
             action: { invocation in
                 let arguments = invocation.arguments
-                let channel = arguments.named["CHANNEL"] ?? ""
-                let path = arguments.named["PATH"] ?? ""
+                let channel = invocation.positional("CHANNEL")
+                let path = invocation.positional("PATH")
                 let data: [UInt8]
                 let defaultName: String?
                 if path == "-" {
@@ -67,12 +67,8 @@ enum FilesCommand {
                 guard let name = arguments.value("--name") ?? defaultName, !name.isEmpty else {
                     throw UsageError("--name is required when PATH is -", command: arguments.commandName)
                 }
-                let message = try arguments.value("--message").map { text throws(UsageError) in
-                    try JSONArgument.read(text, option: "--message", context: invocation.context)
-                }
-                let meta = try arguments.value("--meta").map { text throws(UsageError) in
-                    try JSONArgument.read(text, option: "--meta", context: invocation.context)
-                }
+                let message = try invocation.jsonOption("--message")
+                let meta = try invocation.jsonOption("--meta")
                 let options = PubNubFileMessageOptions(
                     shouldStore: !arguments.flag("--no-store"), storeTTL: try arguments.int("--ttl", in: 0...Int.max),
                     meta: meta)
@@ -109,7 +105,7 @@ enum FilesCommand {
             examples: ["datasync files list room-1", "datasync files list room-1 --limit 10 --page"],
             action: { invocation in
                 let arguments = invocation.arguments
-                let channel = arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let limit = try arguments.int("--limit", in: 1...100)
                 let pubnub = try invocation.client()
                 var next = arguments.value("--next")
@@ -137,7 +133,7 @@ enum FilesCommand {
             positionals: [channelArgument, idArgument, nameArgument],
             examples: ["datasync files url room-1 5a3eb38c-… photo.jpg"],
             action: { invocation in
-                let channel = invocation.arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let location = try await invocation.client().fileURL(channel: channel, file: reference(invocation))
                 invocation.emit(["url": .string(location)])
                 return ExitStatus.ok
@@ -176,7 +172,7 @@ enum FilesCommand {
                 if path != "-", !arguments.flag("--force"), FileManager.default.fileExists(atPath: path) {
                     throw UsageError("\(path) exists; add --force to replace it", command: arguments.commandName)
                 }
-                let channel = arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let downloaded = try await invocation.client().downloadFile(channel: channel, file: file)
                 if path == "-" {
                     FileHandle.standardOutput.write(Data(downloaded.data))
@@ -196,7 +192,7 @@ enum FilesCommand {
             positionals: [channelArgument, idArgument, nameArgument],
             examples: ["datasync files delete room-1 5a3eb38c-… photo.jpg"],
             action: { invocation in
-                let channel = invocation.arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let file = reference(invocation)
                 try await invocation.client().deleteFile(channel: channel, file: file)
                 invocation.emit(["channel": .string(channel), "id": .string(file.id), "deleted": true])

@@ -24,6 +24,11 @@ enum HistoryCommands {
         return value
     }
 
+    /// The timetoken an option gives, nil when it is absent.
+    private static func timetoken(option: String, _ arguments: ParsedArguments) throws(UsageError) -> Timetoken? {
+        try timetoken(arguments.value(option), option, command: arguments.commandName)
+    }
+
     private static func requiredTimetoken(_ invocation: Invocation, _ name: String) throws(UsageError) -> Timetoken {
         let command = invocation.arguments.commandName
         guard let value = try timetoken(invocation.arguments.named[name], name, command: command) else {
@@ -91,8 +96,8 @@ enum HistoryCommands {
         let command = arguments.commandName
         let channels = arguments.positionals
         var range = PubNubHistoryRange(
-            start: try timetoken(arguments.value("--start"), "--start", command: command),
-            end: try timetoken(arguments.value("--end"), "--end", command: command),
+            start: try timetoken(option: "--start", arguments),
+            end: try timetoken(option: "--end", arguments),
             limit: try arguments.int("--limit", in: 1...100))
         let all = arguments.flag("--all")
         if all, channels.count != 1 {
@@ -164,10 +169,10 @@ enum HistoryCommands {
             action: { invocation in
                 let arguments = invocation.arguments
                 let command = arguments.commandName
-                let channel = arguments.named["CHANNEL"] ?? ""
-                var start = try timetoken(arguments.value("--start"), "--start", command: command)
-                var end = try timetoken(arguments.value("--end"), "--end", command: command)
-                let one = try timetoken(arguments.value("--timetoken"), "--timetoken", command: command)
+                let channel = invocation.positional("CHANNEL")
+                var start = try timetoken(option: "--start", arguments)
+                var end = try timetoken(option: "--end", arguments)
+                let one = try timetoken(option: "--timetoken", arguments)
                 let all = arguments.flag("--all")
                 if let one {
                     guard start == nil, end == nil, !all, one > 0 else {
@@ -209,7 +214,7 @@ enum HistoryCommands {
             action: { invocation in
                 let arguments = invocation.arguments
                 let command = arguments.commandName
-                let since = try timetoken(arguments.value("--since"), "--since", command: command)
+                let since = try timetoken(option: "--since", arguments)
                 var channels: [String: Timetoken] = [:]
                 for item in arguments.positionals {
                     // The last `=`: a channel name may hold one, a timetoken never does.
@@ -258,9 +263,9 @@ enum HistoryCommands {
             ],
             examples: ["datasync actions add room-1 17500000000000000 reaction smiley_face"],
             action: { invocation in
-                let named = invocation.arguments.named
                 let action = try await invocation.client().addMessageAction(
-                    channel: named["CHANNEL"] ?? "", type: named["TYPE"] ?? "", value: named["VALUE"] ?? "",
+                    channel: invocation.positional("CHANNEL"), type: invocation.positional("TYPE"),
+                    value: invocation.positional("VALUE"),
                     messageTimetoken: try requiredTimetoken(invocation, "MESSAGE_TT"))
                 invocation.emit(json(action))
                 return ExitStatus.ok
@@ -277,7 +282,7 @@ enum HistoryCommands {
             ],
             examples: ["datasync actions remove room-1 17500000000000000 17500000000012345"],
             action: { invocation in
-                let channel = invocation.arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let message = try requiredTimetoken(invocation, "MESSAGE_TT")
                 let action = try requiredTimetoken(invocation, "ACTION_TT")
                 try await invocation.client().removeMessageAction(
@@ -306,10 +311,9 @@ enum HistoryCommands {
             examples: ["datasync actions list room-1", "datasync actions list room-1 --all"],
             action: { invocation in
                 let arguments = invocation.arguments
-                let command = arguments.commandName
-                let channel = arguments.named["CHANNEL"] ?? ""
-                var start = try timetoken(arguments.value("--start"), "--start", command: command)
-                let end = try timetoken(arguments.value("--end"), "--end", command: command)
+                let channel = invocation.positional("CHANNEL")
+                var start = try timetoken(option: "--start", arguments)
+                let end = try timetoken(option: "--end", arguments)
                 let limit = try arguments.int("--limit", in: 1...100)
                 let all = arguments.flag("--all")
                 let pubnub = try invocation.client()

@@ -24,7 +24,7 @@ enum MessagingCommands {
 
     /// The message: JSON, or with `--text` the argument as a string.
     private static func message(_ invocation: Invocation) throws(UsageError) -> JSONValue {
-        let text = invocation.arguments.named["MESSAGE"] ?? ""
+        let text = invocation.positional("MESSAGE")
         if invocation.arguments.flag("--text") { return .string(text) }
         do {
             return try JSONArgument.read(text, option: "MESSAGE", context: invocation.context)
@@ -32,12 +32,6 @@ enum MessagingCommands {
             var error = error
             error.message += "\n(to send text as it is, add --text, or quote it as JSON: '\"hello\"')"
             throw error
-        }
-    }
-
-    private static func meta(_ invocation: Invocation) throws(UsageError) -> JSONValue? {
-        try invocation.arguments.value("--meta").map { text throws(UsageError) in
-            try JSONArgument.read(text, option: "--meta", context: invocation.context)
         }
     }
 
@@ -68,9 +62,9 @@ enum MessagingCommands {
             ],
             action: { invocation in
                 let arguments = invocation.arguments
-                let channel = arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let body = try message(invocation)
-                let meta = try meta(invocation)
+                let meta = try invocation.jsonOption("--meta")
                 if arguments.flag("--store"), arguments.flag("--no-store") {
                     throw UsageError("--store and --no-store cannot be given together", command: arguments.commandName)
                 }
@@ -92,7 +86,7 @@ enum MessagingCommands {
             options: [textOption, customTypeOption], positionals: [channelArgument, messageArgument],
             examples: [#"datasync signal room-1 '{"typing":true}'"#],
             action: { invocation in
-                let channel = invocation.arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let body = try message(invocation)
                 let pubnub = try invocation.client(needsPublishKey: true)
                 let timetoken = try await pubnub.signal(
@@ -109,9 +103,9 @@ enum MessagingCommands {
             options: [textOption, metaOption, compressOption], positionals: [channelArgument, messageArgument],
             examples: [#"datasync fire room-1 '{"audit":"login"}'"#],
             action: { invocation in
-                let channel = invocation.arguments.named["CHANNEL"] ?? ""
+                let channel = invocation.positional("CHANNEL")
                 let body = try message(invocation)
-                let meta = try meta(invocation)
+                let meta = try invocation.jsonOption("--meta")
                 let pubnub = try invocation.client(needsPublishKey: true)
                 let timetoken = try await pubnub.fire(
                     channel: channel, message: body, meta: meta,
@@ -207,60 +201,63 @@ enum MessagingCommands {
     static var channelGroups: Command<CommandAction> {
         let group = PositionalSpec(name: "GROUP", help: "the channel group")
         let channels = PositionalSpec(name: "CHANNEL", help: "channel names (1 to 200)", variadic: true)
+        @Sendable func strings(_ list: [String]) -> JSONValue { .array(list.map { JSONValue.string($0) }) }
         return Command(
             name: "channel-groups", aliases: ["groups"],
             summary: "channel groups: list, show, add to, remove from, delete",
             subcommands: [
-                Command(
-                    name: "list", summary: "lists the keyset's channel groups",
-                    discussion: "Prints {\"groups\":[…]}.", examples: ["datasync channel-groups list"],
-                    action: { invocation in
-                        let groups = try await invocation.client().listChannelGroups()
-                        invocation.emit(["groups": .array(groups.map { JSONValue.string($0) })])
-                        return ExitStatus.ok
-                    }),
-                Command(
-                    name: "channels", aliases: ["show"], summary: "lists a group's channels",
+                groupCommand(
+                    "list", summary: "lists the keyset's channel groups", discussion: "Prints {\"groups\":[…]}.",
+                    positionals: [], example: "datasync channel-groups list"
+                ) { pubnub, _, _ in
+                    ["groups": strings(try await pubnub.listChannelGroups())]
+                },
+                groupCommand(
+                    "channels", aliases: ["show"], summary: "lists a group's channels",
                     discussion: "Prints {\"group\":…,\"channels\":[…]}; an unknown group has none.",
-                    positionals: [group], examples: ["datasync channel-groups channels feeds"],
-                    action: { invocation in
-                        let name = invocation.arguments.named["GROUP"] ?? ""
-                        let channels = try await invocation.client().listChannels(for: name)
-                        invocation.emit([
-                            "group": .string(name), "channels": .array(channels.map { JSONValue.string($0) }),
-                        ])
-                        return ExitStatus.ok
-                    }),
-                Command(
-                    name: "add", summary: "adds channels to a group (creating it)", positionals: [group, channels],
-                    examples: ["datasync channel-groups add feeds news sport"],
-                    action: { invocation in
-                        let name = invocation.arguments.named["GROUP"] ?? ""
-                        let list = Array(invocation.arguments.positionals.dropFirst())
-                        try await invocation.client().add(channels: list, to: name)
-                        invocation.emit(["group": .string(name), "added": .array(list.map { JSONValue.string($0) })])
-                        return ExitStatus.ok
-                    }),
-                Command(
-                    name: "remove", summary: "removes channels from a group", positionals: [group, channels],
-                    examples: ["datasync channel-groups remove feeds sport"],
-                    action: { invocation in
-                        let name = invocation.arguments.named["GROUP"] ?? ""
-                        let list = Array(invocation.arguments.positionals.dropFirst())
-                        try await invocation.client().remove(channels: list, from: name)
-                        invocation.emit(["group": .string(name), "removed": .array(list.map { JSONValue.string($0) })])
-                        return ExitStatus.ok
-                    }),
-                Command(
-                    name: "delete", summary: "deletes a channel group", positionals: [group],
-                    examples: ["datasync channel-groups delete feeds"],
-                    action: { invocation in
-                        let name = invocation.arguments.named["GROUP"] ?? ""
-                        try await invocation.client().remove(channelGroup: name)
-                        invocation.emit(["group": .string(name), "deleted": true])
-                        return ExitStatus.ok
-                    }),
+                    positionals: [group], example: "datasync channel-groups channels feeds"
+                ) { pubnub, name, _ in
+                    ["group": .string(name), "channels": strings(try await pubnub.listChannels(for: name))]
+                },
+                groupCommand(
+                    "add", summary: "adds channels to a group (creating it)", positionals: [group, channels],
+                    example: "datasync channel-groups add feeds news sport"
+                ) { pubnub, name, list in
+                    try await pubnub.add(channels: list, to: name)
+                    return ["group": .string(name), "added": strings(list)]
+                },
+                groupCommand(
+                    "remove", summary: "removes channels from a group", positionals: [group, channels],
+                    example: "datasync channel-groups remove feeds sport"
+                ) { pubnub, name, list in
+                    try await pubnub.remove(channels: list, from: name)
+                    return ["group": .string(name), "removed": strings(list)]
+                },
+                groupCommand(
+                    "delete", summary: "deletes a channel group", positionals: [group],
+                    example: "datasync channel-groups delete feeds"
+                ) { pubnub, name, _ in
+                    try await pubnub.remove(channelGroup: name)
+                    return ["group": .string(name), "deleted": true]
+                },
             ])
+    }
+
+    /// One `channel-groups` subcommand: GROUP (empty when it takes none) and the CHANNELs after
+    /// it go to `call`, whose answer is printed.
+    private static func groupCommand(
+        _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
+        positionals: [PositionalSpec], example: String,
+        _ call: @escaping @Sendable (PubNub, _ group: String, _ channels: [String]) async throws -> JSONValue
+    ) -> Command<CommandAction> {
+        Command(
+            name: name, aliases: aliases, summary: summary, discussion: discussion, positionals: positionals,
+            examples: [example],
+            action: { invocation in
+                let channels = Array(invocation.arguments.positionals.dropFirst())
+                invocation.emit(try await call(invocation.client(), invocation.positional("GROUP"), channels))
+                return ExitStatus.ok
+            })
     }
 }
 

@@ -162,7 +162,7 @@ enum ObjectCommands {
             name: "get", summary: "prints one \(kind.singular)", positionals: [idArgument(kind)],
             examples: ["datasync \(kind.rawValue) get \(exampleId(kind))"],
             action: { invocation in
-                let id = invocation.arguments.named["ID"] ?? ""
+                let id = invocation.positional("ID")
                 let dataSync = try invocation.client().dataSync
                 let object: JSONValue
                 switch kind {
@@ -363,7 +363,7 @@ enum ObjectCommands {
                 "datasync \(kind.rawValue) get \(exampleId(kind)) | jq '.payload.a = 2' | datasync \(kind.rawValue) set \(exampleId(kind)) --json -",
             ],
             action: { invocation in
-                let id = invocation.arguments.named["ID"] ?? ""
+                let id = invocation.positional("ID")
                 let fields = try ObjectFields.read(kind, invocation, allowsLinks: false)
                 let version = try fields.required(fields.classVersion, "--class-version", invocation)
                 let etag = invocation.arguments.value("--if-matches-etag")
@@ -422,7 +422,7 @@ enum ObjectCommands {
                 #"datasync \#(kind.rawValue) update \#(exampleId(kind)) --ops '{"op":"remove","path":"/status"}' --if-match AbQd"#,
             ],
             action: { invocation in
-                let id = invocation.arguments.named["ID"] ?? ""
+                let id = invocation.positional("ID")
                 let operations = try patchOperations(invocation)
                 let etag = invocation.arguments.value("--if-matches-etag")
                 let dataSync = try invocation.client().dataSync
@@ -482,7 +482,7 @@ enum ObjectCommands {
             options: [etagOption], positionals: [idArgument(kind)],
             examples: ["datasync \(kind.rawValue) remove \(exampleId(kind))"],
             action: { invocation in
-                let id = invocation.arguments.named["ID"] ?? ""
+                let id = invocation.positional("ID")
                 let etag = invocation.arguments.value("--if-matches-etag")
                 let dataSync = try invocation.client().dataSync
                 switch kind {

@@ -87,9 +87,7 @@ enum TokenCommands {
             throw UsageError(
                 "grant needs at least one --resource or --pattern", kind: .missingArgument, command: command)
         }
-        let meta = try arguments.value("--meta").map { text throws(UsageError) in
-            try JSONArgument.read(text, option: "--meta", context: invocation.context)
-        }
+        let meta = try invocation.jsonOption("--meta")
         let (host, port) = try FaultsCommand.hostAndPort(settings.origin, command: command)
         let server = AccessManagerTestServer(
             client: try PlatformHTTPClient.make(), scheme: settings.secure ? "https" : "http", host: host, port: port,
