@@ -1,6 +1,7 @@
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import PubNubBase
 import PubNubCore
 import Realtime
 import Testing
@@ -511,6 +512,27 @@ struct DataSyncMemoryTests {
         var none = BoundedRecentMap<Int, Int>(capacity: 0)
         none.set(1, for: 1)
         #expect(none.count == 0)
+    }
+
+    @Test("a removed key is forgotten, can be written again, and leaves the capacity and order intact")
+    func boundedMapRemove() {
+        var map = BoundedRecentMap<Int, String>(capacity: 2)
+        map.set("a", for: 1)
+        map.set("b", for: 2)
+        map.remove(1)
+        #expect(map[1] == nil && map.count == 1 && !map.isEmpty)
+        map.set("c", for: 3)
+        #expect(map[2] == "b" && map[3] == "c", "a removed key does not count against the capacity")
+        map.set("a again", for: 1)
+        #expect(map[2] == nil, "the oldest remaining write goes first")
+        #expect(map[1] == "a again" && map[3] == "c")
+        for key in [1, 3] { map.remove(key) }
+        #expect(map.isEmpty)
+        for round in 0..<1_000 {
+            map.set("x", for: round)
+            map.remove(round)
+        }
+        #expect(map.isEmpty)
     }
 
     @Test("the deduplicator admits a change once per window; deletes ignore the projection; off admits all")
