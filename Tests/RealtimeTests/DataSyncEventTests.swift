@@ -462,6 +462,24 @@ struct DataSyncEntityTests {
     }
 
     @Test(
+        "the static name needs no client, matches the handle's, and an event on it reads the projection back",
+        arguments: [
+            ("__default__", "course-swift-basics", "__default__"), ("default", "course-swift-basics", "__default__"),
+            ("admin", "__admin__course-swift-basics", "admin"),
+        ])
+    func staticChannelName(projection: String, expected: String, readBack: String) throws {
+        #expect(try DataSyncEntity.channelName(id: "course-swift-basics", projection: projection) == expected)
+        #expect(try DataSyncEntity.channelName(id: "course-swift-basics") == "course-swift-basics")
+        let pubnub = makeClient(FakeService(), clock: ManualClock())
+        #expect(try pubnub.dataSyncEntity("course-swift-basics").channelName(projection: projection) == expected)
+        let event = PubNubDataSyncEvent(
+            change: .entityDeleted, kind: .user, channel: expected, timetoken: 1)
+        #expect(event.projection == readBack)
+        #expect(throws: PubNubError.self) { try DataSyncEntity.channelName(id: "", projection: "admin") }
+        #expect(throws: PubNubError.self) { try DataSyncEntity.channelName(id: "alice", projection: "__admin__") }
+    }
+
+    @Test(
         "an empty or __-prefixed projection is a local error",
         arguments: [
             ("", PubNubError.Reason.missingRequiredParameter), ("__admin__", .invalidArguments),
