@@ -7,19 +7,12 @@ extension PubNub {
 
     /// Publishes a message to a channel and returns the timetoken the service gave it.
     ///
-    /// One method for every publish variant of the seed API: leave out what you do not need.
-    /// The request is a GET with the message in the path, or a POST with the message in the body
-    /// when `shouldCompress` is on (gzip, `Content-Encoding: gzip`) or the GET request line would
-    /// be too long (see `Documentation/Messaging.md`). When a crypto module is set
-    /// (`messagingConfiguration.cryptoModule`, else `configuration.cryptoModule`), the message is
-    /// encrypted first and travels as its base64 ciphertext.
-    ///
-    /// A publish is **not retried automatically**, whatever the configured retry policy: after a
-    /// lost answer, a resend could deliver the message twice. Retry with the failure's
-    /// ``PubNubPublishError/retry()`` (the identical request again) or call again, or pass
-    /// `custom: PubNub.RequestConfiguration(retryPolicy: …)` to opt in. Publishes you `await` one
-    /// after the other reach the channel in that order; publishes started concurrently have no
-    /// defined order.
+    /// One method for every publish variant of the seed API: leave out what you do not need. With
+    /// a crypto module configured the message is encrypted first. A publish is **not retried
+    /// automatically** (a resend after a lost answer could deliver it twice): use
+    /// ``PubNubPublishError/retry()`` or opt in with `custom:`. Publishes awaited one after the
+    /// other arrive in that order. GET or POST, compression, ordering and retrying:
+    /// Documentation/Messaging.md.
     ///
     /// - Parameters:
     ///   - channel: The channel to publish to; not a wildcard.
