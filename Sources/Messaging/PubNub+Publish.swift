@@ -20,21 +20,17 @@ extension PubNub {
     ///   - customMessageType: A label subscribers receive with the message: 3 to 50 characters of
     ///     `A-Z a-z 0-9 _ -`, not starting with `-`, `_`, `pn-` or `pn_`.
     ///   - shouldStore: Whether Message Persistence keeps the message; `nil` uses the keyset's default.
-    ///   - storeTTL: How many hours it is kept; `0` keeps it for the keyset's retention; `nil` for the
-    ///     keyset's default.
+    ///   - storeTTL: Hours it is kept; `0` for the keyset's retention; `nil` for the keyset's default.
     ///   - meta: Metadata subscribers' filter expressions can test (sent as JSON text, not encrypted).
     ///   - payloads: Mobile push sections merged into the message (see ``PubNubPushPayload``).
     ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
     ///   - requestConfig: Per-request overrides.
     /// - Returns: The message's timetoken.
-    /// - Throws: ``PubNubPublishError``: the publish status (category, status code, error data),
-    ///   its `PubNubError` and ``PubNubPublishError/retry()``. The error's reason, before sending
-    ///   (category `.badRequest`): `.invalidConfiguration` without a publish key,
-    ///   `.missingRequiredParameter` for an empty channel, `.invalidArguments` for a value that
-    ///   cannot be encoded or encrypted, a bad `customMessageType` or a negative `storeTTL`,
-    ///   `.messageTooLarge` over ``MessagingConfiguration/messageSizeLimit``. From the service:
-    ///   `.messageTooLarge`, `.invalidKey`, `.invalidJSON`, `.forbidden`, `.requestURITooLong`, or
-    ///   the reason of the HTTP status; transport failures as for every call.
+    /// - Throws: ``PubNubPublishError``. Before sending (category `.badRequest`): reason
+    ///   `.invalidConfiguration` without a publish key, `.missingRequiredParameter` for an empty
+    ///   channel, `.invalidArguments` for a value that cannot be encoded or encrypted, a bad
+    ///   `customMessageType` or a negative `storeTTL`, `.messageTooLarge` over
+    ///   ``MessagingConfiguration/messageSizeLimit``. The service's reasons: Messaging.md, "Errors".
     ///
     /// ```swift
     /// let timetoken = try await pubnub.publish(channel: "room-1", message: ["text": "hello"])

@@ -4,14 +4,11 @@ package import Transport
 
 /// A publish, fire or signal that failed: the seed API's publish status when `isError` is true.
 ///
-/// It gives the status the seed's completion block receives (``status``, with ``category``,
-/// ``statusCode`` and ``errorData``), the `PubNubError` behind it (``error``, with its reason
-/// and the service's details), and ``retry()``, the seed's `[status retry]`.
-///
-/// Every publish-family call throws it (the `async` forms use typed throws, so a `catch` block
-/// sees this type; inside a closure, where Swift does not infer it, write
-/// `do throws(PubNubPublishError) { … }`) and every completion form hands it over as the
-/// `Result`'s failure:
+/// It gives the seed's status (``status``, with ``category``, ``statusCode`` and ``errorData``),
+/// the `PubNubError` behind it (``error``; `error.pubNubError` on any `Error` returns it too) and
+/// ``retry()``, the seed's `[status retry]`. Every publish-family call throws it (typed throws:
+/// inside a closure write `do throws(PubNubPublishError) { … }`) and every completion form hands
+/// it over as the `Result`'s failure.
 ///
 /// ```swift
 /// do {
@@ -23,17 +20,7 @@ package import Transport
 ///         let timetoken = try await error.retry()   // the identical request, sent again
 ///     }
 /// }
-///
-/// pubnub.publish(channel: "room-1", message: ["text": "hi"]) { result in
-///     switch result {
-///     case .success(let timetoken): print("sent at \(timetoken)")
-///     case .failure(let failure): failure.retry { print("retried: \($0)") }
-///     }
-/// }
 /// ```
-///
-/// `error.pubNubError` (on any `Error`) returns ``error``, so code that inspects
-/// `PubNubError` reasons keeps working.
 ///
 /// ``retry()`` sends the identical request again (same method, path, query and body; only `auth`
 /// is taken anew from the client's token). After a 4xx the service did not take the message, so
