@@ -7,12 +7,10 @@ extension PubNub {
 
     /// Publishes a message to a channel and returns the timetoken the service gave it.
     ///
-    /// One method for every publish variant of the seed API: leave out what you do not need. With
-    /// a crypto module configured the message is encrypted first. A publish is **not retried
-    /// automatically** (a resend after a lost answer could deliver it twice): use
-    /// ``PubNubPublishError/retry()`` or opt in with `custom:`. Publishes awaited one after the
-    /// other arrive in that order. GET or POST, compression, ordering and retrying:
-    /// Documentation/Messaging.md.
+    /// One method for every publish variant of the seed API; a configured crypto module encrypts
+    /// the message. **Not retried automatically** (a resend after a lost answer could deliver it
+    /// twice): use ``PubNubPublishError/retry()`` or opt in with `custom:`. GET or POST,
+    /// compression, ordering and retrying: Documentation/Messaging.md.
     ///
     /// - Parameters:
     ///   - channel: The channel to publish to; not a wildcard.
