@@ -23,7 +23,6 @@ extension PubNub {
     ///   - payloads: Mobile push sections merged into the message (see ``PubNubPushPayload``).
     ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
     ///   - requestConfig: Per-request overrides.
-    /// - Returns: The message's timetoken.
     /// - Throws: ``PubNubPublishError``. Before sending (category `.badRequest`): reason
     ///   `.invalidConfiguration` without a publish key, `.missingRequiredParameter` for an empty
     ///   channel, `.invalidArguments` for a value that cannot be encoded or encrypted, a bad
