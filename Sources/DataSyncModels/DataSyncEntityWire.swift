@@ -43,9 +43,7 @@ extension DataSyncEntityWire {
     }
 
     package var wireFields: [String: JSONValue] {
-        var fields = commonWireFields(
-            id: id, status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt,
-            expiresAt: expiresAt, eTag: eTag)
+        var fields = commonWireFields
         fields["entityClass"] = .string(className)
         fields["entityClassVersion"] = .int(Int64(classVersion))
         if let classLevel { fields["entityClassLevel"] = .string(classLevel.rawValue) }
