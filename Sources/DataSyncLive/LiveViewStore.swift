@@ -86,17 +86,29 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             guard object.createdAt > bound else { return }
             tombstones.remove(object.id)
         }
+        if keep(object) == .inserted { ids.insert(object.id, at: insertionPoint(object.id)) }
+    }
+
+    private enum Kept {
+        case inserted
+        case replaced
+        case older
+    }
+
+    /// Holds `object` unless the view has a newer version of it; an inserted id still needs its
+    /// place in `ids`.
+    private mutating func keep(_ object: Element) -> Kept {
         if let slot = objects.slot(of: object.id), let held = objects[slot: slot] {
-            guard PubNubLiveVersion.isNewer(object, than: held) else { return }
+            guard PubNubLiveVersion.isNewer(object, than: held) else { return .older }
             objects[slot: slot] = object
             change.updated(object.id)
             revision &+= 1
-        } else {
-            objects.insert(object, id: object.id)
-            ids.insert(object.id, at: insertionPoint(object.id))
-            change.inserted(object.id)
-            revision &+= 1
+            return .replaced
         }
+        objects.insert(object, id: object.id)
+        change.inserted(object.id)
+        revision &+= 1
+        return .inserted
     }
 
     private mutating func delete(id: String, at deletedAt: Date) {
@@ -147,17 +159,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         for position in fresh {
             let object = read[position]
             tombstones.remove(object.id)
-            if let slot = objects.slot(of: object.id), let held = objects[slot: slot] {
-                guard PubNubLiveVersion.isNewer(object, than: held) else { continue }
-                objects[slot: slot] = object
-                change.updated(object.id)
-                revision &+= 1
-            } else {
-                objects.insert(object, id: object.id)
-                change.inserted(object.id)
-                revision &+= 1
-                inserted = true
-            }
+            if keep(object) == .inserted { inserted = true }
         }
         for id in missing {
             objects.remove(id)
