@@ -28,7 +28,7 @@ extension PubNubDataSync {
         status: String? = nil, payload: (any JSONCodable)? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncChannel {
-        let call = try entityCreateCall(
+        let call = try DataSyncCall.createEntity(
             .channels, className: className, classVersion: classVersion, classLevel: classLevel, id: id, status: status,
             payload: payload)
         return try await engine.object(PubNubDataSyncChannel.self, call, custom: requestConfig)
@@ -81,9 +81,11 @@ extension PubNubDataSync {
         sort: [PubNub.DataSyncSortField] = [],
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> (channels: [PubNubDataSyncChannel], next: PubNubDataSyncPage?) {
-        let call = try entityListCall(
-            .channels, className: className, classVersion: classVersion, classLevel: classLevel, cursor: cursor,
-            limit: limit, filterFast: filterFast, filter: filter, sort: sort)
+        let call = try engine.listCall(
+            .channels,
+            selection: DataSyncFields.entitySelection(
+                className: className, classVersion: classVersion, classLevel: classLevel),
+            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
         let (channels, next) = try await engine.list(PubNubDataSyncChannel.self, call, custom: requestConfig)
         return (channels: channels, next: next)
     }
@@ -106,9 +108,9 @@ extension PubNubDataSync {
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncChannel {
-        let call = try entitySetCall(
-            .channels, id: id, classVersion: classVersion, status: status, payload: payload,
-            ifMatchesEtag: ifMatchesEtag)
+        let call = try DataSyncCall.setContent(
+            .channels, id: id, versionKey: "entityClassVersion", classVersion: classVersion, status: status,
+            payload: payload, ifMatch: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncChannel.self, call, custom: requestConfig)
     }
 

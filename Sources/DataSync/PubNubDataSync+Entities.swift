@@ -30,7 +30,7 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncEntity {
         try DataSyncCall.requireNonEmpty(className, "className")
-        let call = try entityCreateCall(
+        let call = try DataSyncCall.createEntity(
             .entities, className: className, classVersion: classVersion, classLevel: classLevel, id: id, status: status,
             payload: payload)
         return try await engine.object(PubNubDataSyncEntity.self, call, custom: requestConfig)
@@ -84,9 +84,11 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> (entities: [PubNubDataSyncEntity], next: PubNubDataSyncPage?) {
         try DataSyncCall.requireNonEmpty(className, "className")
-        let call = try entityListCall(
-            .entities, className: className, classVersion: classVersion, classLevel: classLevel, cursor: cursor,
-            limit: limit, filterFast: filterFast, filter: filter, sort: sort)
+        let call = try engine.listCall(
+            .entities,
+            selection: DataSyncFields.entitySelection(
+                className: className, classVersion: classVersion, classLevel: classLevel),
+            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
         let (entities, next) = try await engine.list(PubNubDataSyncEntity.self, call, custom: requestConfig)
         return (entities: entities, next: next)
     }
@@ -109,9 +111,9 @@ extension PubNubDataSync {
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncEntity {
-        let call = try entitySetCall(
-            .entities, id: id, classVersion: classVersion, status: status, payload: payload,
-            ifMatchesEtag: ifMatchesEtag)
+        let call = try DataSyncCall.setContent(
+            .entities, id: id, versionKey: "entityClassVersion", classVersion: classVersion, status: status,
+            payload: payload, ifMatch: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncEntity.self, call, custom: requestConfig)
     }
 

@@ -30,17 +30,12 @@ extension PubNubDataSync {
     ) async throws -> PubNubDataSyncMembership {
         try DataSyncCall.requireNonEmpty(channelId, "channelId")
         try DataSyncCall.requireNonEmpty(userId, "userId")
-        var data: [String: JSONValue] = [
+        let fields: [String: JSONValue] = [
             "channelId": .string(channelId), "userId": .string(userId),
             "relationshipClassVersion": .int(Int64(classVersion)),
         ]
-        if let id {
-            try DataSyncCall.requireNonEmpty(id, "id")
-            data["id"] = .string(id)
-        }
-        try DataSyncFields.addStatusAndPayload(to: &data, status: status, payload: payload)
-        return try await engine.object(
-            PubNubDataSyncMembership.self, try .create(.memberships, data: data), custom: requestConfig)
+        let call = try DataSyncCall.create(.memberships, fields: fields, id: id, status: status, payload: payload)
+        return try await engine.object(PubNubDataSyncMembership.self, call, custom: requestConfig)
     }
 
     /// Fetches one membership (`GET …/memberships/{id}`).
@@ -85,17 +80,16 @@ extension PubNubDataSync {
         limit: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> (memberships: [PubNubDataSyncMembership], next: PubNubDataSyncPage?) {
-        try engine.validate(filterFast: filterFast, filter: filter, sort: sort)
-        var query: [HTTPQueryItem] = []
-        if let channelId { query.append(HTTPQueryItem(name: "channel_id", value: channelId)) }
-        if let userId { query.append(HTTPQueryItem(name: "user_id", value: userId)) }
+        var selection: [HTTPQueryItem] = []
+        if let channelId { selection.append(HTTPQueryItem(name: "channel_id", value: channelId)) }
+        if let userId { selection.append(HTTPQueryItem(name: "user_id", value: userId)) }
         if let classVersion {
-            query.append(HTTPQueryItem(name: "relationship_class_version", value: String(classVersion)))
+            selection.append(HTTPQueryItem(name: "relationship_class_version", value: String(classVersion)))
         }
-        query += DataSyncFields.listQuery(
-            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
-        let (memberships, next) = try await engine.list(
-            PubNubDataSyncMembership.self, .list(.memberships, query: query), custom: requestConfig)
+        let call = try engine.listCall(
+            .memberships, selection: selection, cursor: cursor, limit: limit, filterFast: filterFast, filter: filter,
+            sort: sort)
+        let (memberships, next) = try await engine.list(PubNubDataSyncMembership.self, call, custom: requestConfig)
         return (memberships: memberships, next: next)
     }
 
@@ -118,9 +112,9 @@ extension PubNubDataSync {
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncMembership {
-        let call = try relationshipSetCall(
-            .memberships, id: id, classVersion: classVersion, status: status, payload: payload,
-            ifMatchesEtag: ifMatchesEtag)
+        let call = try DataSyncCall.setContent(
+            .memberships, id: id, versionKey: "relationshipClassVersion", classVersion: classVersion, status: status,
+            payload: payload, ifMatch: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncMembership.self, call, custom: requestConfig)
     }
 

@@ -33,17 +33,12 @@ extension PubNubDataSync {
         try DataSyncCall.requireNonEmpty(className, "className")
         try DataSyncCall.requireNonEmpty(entityAId, "entityAId")
         try DataSyncCall.requireNonEmpty(entityBId, "entityBId")
-        var data: [String: JSONValue] = [
+        let fields: [String: JSONValue] = [
             "relationshipClass": .string(className), "relationshipClassVersion": .int(Int64(classVersion)),
             "entityAId": .string(entityAId), "entityBId": .string(entityBId),
         ]
-        if let id {
-            try DataSyncCall.requireNonEmpty(id, "id")
-            data["id"] = .string(id)
-        }
-        try DataSyncFields.addStatusAndPayload(to: &data, status: status, payload: payload)
-        return try await engine.object(
-            PubNubDataSyncRelationship.self, try .create(.relationships, data: data), custom: requestConfig)
+        let call = try DataSyncCall.create(.relationships, fields: fields, id: id, status: status, payload: payload)
+        return try await engine.object(PubNubDataSyncRelationship.self, call, custom: requestConfig)
     }
 
     /// Fetches one relationship (`GET …/relationships/{id}`).
@@ -94,17 +89,16 @@ extension PubNubDataSync {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> (relationships: [PubNubDataSyncRelationship], next: PubNubDataSyncPage?) {
         try DataSyncCall.requireNonEmpty(className, "className")
-        try engine.validate(filterFast: filterFast, filter: filter, sort: sort)
-        var query: [HTTPQueryItem] = [HTTPQueryItem(name: "relationship_class", value: className)]
+        var selection: [HTTPQueryItem] = [HTTPQueryItem(name: "relationship_class", value: className)]
         if let classVersion {
-            query.append(HTTPQueryItem(name: "relationship_class_version", value: String(classVersion)))
+            selection.append(HTTPQueryItem(name: "relationship_class_version", value: String(classVersion)))
         }
-        if let entityAId { query.append(HTTPQueryItem(name: "entity_a_id", value: entityAId)) }
-        if let entityBId { query.append(HTTPQueryItem(name: "entity_b_id", value: entityBId)) }
-        query += DataSyncFields.listQuery(
-            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
-        let (relationships, next) = try await engine.list(
-            PubNubDataSyncRelationship.self, .list(.relationships, query: query), custom: requestConfig)
+        if let entityAId { selection.append(HTTPQueryItem(name: "entity_a_id", value: entityAId)) }
+        if let entityBId { selection.append(HTTPQueryItem(name: "entity_b_id", value: entityBId)) }
+        let call = try engine.listCall(
+            .relationships, selection: selection, cursor: cursor, limit: limit, filterFast: filterFast,
+            filter: filter, sort: sort)
+        let (relationships, next) = try await engine.list(PubNubDataSyncRelationship.self, call, custom: requestConfig)
         return (relationships: relationships, next: next)
     }
 
@@ -127,9 +121,9 @@ extension PubNubDataSync {
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncRelationship {
-        let call = try relationshipSetCall(
-            .relationships, id: id, classVersion: classVersion, status: status, payload: payload,
-            ifMatchesEtag: ifMatchesEtag)
+        let call = try DataSyncCall.setContent(
+            .relationships, id: id, versionKey: "relationshipClassVersion", classVersion: classVersion, status: status,
+            payload: payload, ifMatch: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncRelationship.self, call, custom: requestConfig)
     }
 

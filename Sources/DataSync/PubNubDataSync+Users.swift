@@ -28,7 +28,7 @@ extension PubNubDataSync {
         status: String? = nil, payload: (any JSONCodable)? = nil,
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncUser {
-        let call = try entityCreateCall(
+        let call = try DataSyncCall.createEntity(
             .users, className: className, classVersion: classVersion, classLevel: classLevel, id: id, status: status,
             payload: payload)
         return try await engine.object(PubNubDataSyncUser.self, call, custom: requestConfig)
@@ -81,9 +81,11 @@ extension PubNubDataSync {
         sort: [PubNub.DataSyncSortField] = [],
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> (users: [PubNubDataSyncUser], next: PubNubDataSyncPage?) {
-        let call = try entityListCall(
-            .users, className: className, classVersion: classVersion, classLevel: classLevel, cursor: cursor,
-            limit: limit, filterFast: filterFast, filter: filter, sort: sort)
+        let call = try engine.listCall(
+            .users,
+            selection: DataSyncFields.entitySelection(
+                className: className, classVersion: classVersion, classLevel: classLevel),
+            cursor: cursor, limit: limit, filterFast: filterFast, filter: filter, sort: sort)
         let (users, next) = try await engine.list(PubNubDataSyncUser.self, call, custom: requestConfig)
         return (users: users, next: next)
     }
@@ -106,8 +108,9 @@ extension PubNubDataSync {
         id: String, classVersion: Int, status: String? = nil, payload: (any JSONCodable)? = nil,
         ifMatchesEtag: String? = nil, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> PubNubDataSyncUser {
-        let call = try entitySetCall(
-            .users, id: id, classVersion: classVersion, status: status, payload: payload, ifMatchesEtag: ifMatchesEtag)
+        let call = try DataSyncCall.setContent(
+            .users, id: id, versionKey: "entityClassVersion", classVersion: classVersion, status: status,
+            payload: payload, ifMatch: ifMatchesEtag)
         return try await engine.object(PubNubDataSyncUser.self, call, custom: requestConfig)
     }
 

@@ -56,7 +56,7 @@ extension LiveViewDefinition {
         narrow: @escaping @Sendable (PubNubDataSyncEntityEvent) -> Element?,
         get: @escaping @Sendable (PubNubDataSync, String) async throws -> Element
     ) throws(PubNubError) -> LiveViewDefinition {
-        let channel = try DataSyncChannelName.channel(id: id, projection: projection)
+        let channel = try DataSyncEntity.channelName(id: id, projection: projectionName(projection))
         let name = projectionName(projection)
         return LiveViewDefinition(
             summary: "\(kindName) \(id)"
@@ -92,7 +92,7 @@ extension LiveViewDefinition where Element == PubNubDataSyncMembership {
     /// endpoints' channels; deleting the endpoint itself, or the object at the other end of a
     /// membership, removes the memberships it had (the service's cascade).
     package static func memberships(of endpoint: String, channelSide: Bool) throws(PubNubError) -> LiveViewDefinition {
-        let channel = try DataSyncChannelName.channel(id: endpoint, projection: nil)
+        let channel = try DataSyncEntity.channelName(id: endpoint)
         let ownKind: PubNubDataSyncKind = channelSide ? .channel : .user
         let otherKind: PubNubDataSyncKind = channelSide ? .user : .channel
         @Sendable func mine(_ membership: PubNubDataSyncMembership) -> Bool {
@@ -157,7 +157,7 @@ extension LiveViewDefinition where Element == PubNubDataSyncRelationship {
         of entity: String, className: String, side: PubNubLiveRelationshipSide, projection: String?
     ) throws(PubNubError) -> LiveViewDefinition {
         guard !className.isEmpty else { throw PubNubError.missingRequiredParameter("className") }
-        let channel = try DataSyncChannelName.channel(id: entity, projection: projection)
+        let channel = try DataSyncEntity.channelName(id: entity, projection: projectionName(projection))
         let name = projectionName(projection)
         @Sendable func sideFits(a: String, b: String) -> Bool {
             switch side {

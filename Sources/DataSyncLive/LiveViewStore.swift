@@ -1,5 +1,6 @@
 package import DataSyncModels
 package import Foundation
+import PubNubBase
 
 /// What one event (or one part of one) does to a view.
 package enum LiveViewAction<Element: PubNubDataSyncObject>: Sendable {
@@ -85,17 +86,29 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
             guard object.createdAt > bound else { return }
             tombstones.remove(object.id)
         }
+        if keep(object) == .inserted { ids.insert(object.id, at: insertionPoint(object.id)) }
+    }
+
+    private enum Kept {
+        case inserted
+        case replaced
+        case older
+    }
+
+    /// Holds `object` unless the view has a newer version of it; an inserted id still needs its
+    /// place in `ids`.
+    private mutating func keep(_ object: Element) -> Kept {
         if let slot = objects.slot(of: object.id), let held = objects[slot: slot] {
-            guard PubNubLiveVersion.isNewer(object, than: held) else { return }
+            guard PubNubLiveVersion.isNewer(object, than: held) else { return .older }
             objects[slot: slot] = object
             change.updated(object.id)
             revision &+= 1
-        } else {
-            objects.insert(object, id: object.id)
-            ids.insert(object.id, at: insertionPoint(object.id))
-            change.inserted(object.id)
-            revision &+= 1
+            return .replaced
         }
+        objects.insert(object, id: object.id)
+        change.inserted(object.id)
+        revision &+= 1
+        return .inserted
     }
 
     private mutating func delete(id: String, at deletedAt: Date) {
@@ -146,17 +159,7 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
         for position in fresh {
             let object = read[position]
             tombstones.remove(object.id)
-            if let slot = objects.slot(of: object.id), let held = objects[slot: slot] {
-                guard PubNubLiveVersion.isNewer(object, than: held) else { continue }
-                objects[slot: slot] = object
-                change.updated(object.id)
-                revision &+= 1
-            } else {
-                objects.insert(object, id: object.id)
-                change.inserted(object.id)
-                revision &+= 1
-                inserted = true
-            }
+            if keep(object) == .inserted { inserted = true }
         }
         for id in missing {
             objects.remove(id)
@@ -351,55 +354,27 @@ package struct ChangeAccumulator: Sendable {
 /// The newest `capacity` tombstones by id; recording one again keeps the later bound and makes it
 /// the newest. Amortized O(1).
 package struct TombstoneMemory: Sendable {
-    private struct Entry: Sendable {
-        var bound: Date
-        var stamp: UInt64
-    }
-
-    package let capacity: Int
-    private var entries: [String: Entry] = [:]
-    private var order: [(id: String, stamp: UInt64)] = []
-    private var head = 0
-    private var nextStamp: UInt64 = 0
+    private var bounds: BoundedRecentMap<String, Date>
 
     package init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        bounds = BoundedRecentMap(capacity: capacity)
     }
 
-    package var count: Int { entries.count }
+    package var capacity: Int { bounds.capacity }
+
+    package var count: Int { bounds.count }
 
     package subscript(id: String) -> Date? {
         // Most views hold no tombstone; every upsert asks.
-        entries.isEmpty ? nil : entries[id]?.bound
+        bounds.isEmpty ? nil : bounds[id]
     }
 
     package mutating func record(_ id: String, bound: Date) {
-        guard capacity > 0 else { return }
-        nextStamp &+= 1
-        let kept = max(bound, entries[id]?.bound ?? bound)
-        entries[id] = Entry(bound: kept, stamp: nextStamp)
-        order.append((id, nextStamp))
-        while entries.count > capacity, head < order.count {
-            let oldest = order[head]
-            head += 1
-            if entries[oldest.id]?.stamp == oldest.stamp { entries[oldest.id] = nil }
-        }
-        compact()
+        bounds.set(max(bound, bounds[id] ?? bound), for: id)
     }
 
     package mutating func remove(_ id: String) {
-        guard !entries.isEmpty else { return }
-        entries[id] = nil
-    }
-
-    /// Drops order records of rewritten or removed ids once they outnumber the live ones.
-    private mutating func compact() {
-        if order.count - head > 2 * capacity + 16 {
-            order = order[head...].filter { entries[$0.id]?.stamp == $0.stamp }
-            head = 0
-        } else if head > 64, head * 2 > order.count {
-            order.removeFirst(head)
-            head = 0
-        }
+        guard !bounds.isEmpty else { return }
+        bounds.remove(id)
     }
 }

@@ -76,9 +76,7 @@ extension PubNubDataSyncMembership: DataSyncWireConvertible {
     }
 
     package var wireFields: [String: JSONValue] {
-        var fields = commonWireFields(
-            id: id, status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt,
-            expiresAt: expiresAt, eTag: eTag)
+        var fields = commonWireFields
         fields["relationshipClass"] = .string(className)
         fields["relationshipClassVersion"] = .int(Int64(classVersion))
         fields["channelId"] = .string(channelId)

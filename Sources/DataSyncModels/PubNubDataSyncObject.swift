@@ -142,19 +142,19 @@ extension DataSyncWireConvertible {
     }
 }
 
-/// Writes the fields every object shares.
-package func commonWireFields(
-    id: String, status: String?, payload: JSONValue?, createdAt: Date, updatedAt: Date, expiresAt: Date?,
-    eTag: String
-) -> [String: JSONValue] {
-    var fields: [String: JSONValue] = [
-        "id": .string(id),
-        "createdAt": .string(ISO8601Timestamp.string(from: createdAt, fractionDigits: 6)),
-        "updatedAt": .string(ISO8601Timestamp.string(from: updatedAt, fractionDigits: 6)),
-        "eTag": .string(eTag),
-    ]
-    if let status { fields["status"] = .string(status) }
-    if let payload { fields["payload"] = payload }
-    if let expiresAt { fields["expiresAt"] = .string(ISO8601Timestamp.string(from: expiresAt, fractionDigits: 6)) }
-    return fields
+extension PubNubDataSyncObject {
+    /// The wire fields every object shares (`id`, `status`, `payload`, the timestamps, `eTag`);
+    /// each kind adds its class and sides.
+    package var commonWireFields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            "id": .string(id),
+            "createdAt": .string(ISO8601Timestamp.string(from: createdAt, fractionDigits: 6)),
+            "updatedAt": .string(ISO8601Timestamp.string(from: updatedAt, fractionDigits: 6)),
+            "eTag": .string(eTag),
+        ]
+        if let status { fields["status"] = .string(status) }
+        if let payload { fields["payload"] = payload }
+        if let expiresAt { fields["expiresAt"] = .string(ISO8601Timestamp.string(from: expiresAt, fractionDigits: 6)) }
+        return fields
+    }
 }

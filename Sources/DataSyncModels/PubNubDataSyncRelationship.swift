@@ -71,9 +71,7 @@ extension PubNubDataSyncRelationship: DataSyncWireConvertible {
     }
 
     package var wireFields: [String: JSONValue] {
-        var fields = commonWireFields(
-            id: id, status: status, payload: payload, createdAt: createdAt, updatedAt: updatedAt,
-            expiresAt: expiresAt, eTag: eTag)
+        var fields = commonWireFields
         fields["relationshipClass"] = .string(className)
         fields["relationshipClassVersion"] = .int(Int64(classVersion))
         fields["entityAId"] = .string(entityAId)

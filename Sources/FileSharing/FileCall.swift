@@ -85,13 +85,7 @@ package enum FileCall {
             "message": message ?? .null, "file": ["id": .string(file.id), "name": .string(file.name)],
         ]
         if let module {
-            do {
-                payload = .string(try module.encryptMessage(payload))
-            } catch {
-                throw PubNubError(
-                    reason: .invalidArguments, message: "the file message could not be encrypted: \(error)",
-                    underlying: error)
-            }
+            payload = try module.encryptedForRequest(payload, what: "the file message")
         }
         let json: [UInt8]
         do {

@@ -6,19 +6,11 @@ import Transport
 extension PubNub {
     // MARK: async
 
-    /// Sends a file to a channel: prepares the upload
-    /// (`POST /v1/files/{sub}/channels/{channel}/generate-upload-url`), uploads the bytes to the
-    /// storage URL the service answered with (a `multipart/form-data` POST of its form fields, then
-    /// the file), then announces the file on the channel with a file message
-    /// (``publishFileMessage(channel:file:message:options:custom:)``).
-    ///
-    /// With a crypto module configured, the file is encrypted as a whole before upload (header and
-    /// cryptor data first, as PubNub's other SDKs write it) and so is the file message.
-    ///
-    /// The upload is made once; only the announcement is retried, under the request's or the
-    /// client's retry policy (and under the default policy when that retries nothing, since a
-    /// stored file nobody hears of is lost). Storage requests go straight to the transport: they
-    /// carry the form's own credentials, not the client's `uuid` or token.
+    /// Sends a file to a channel: prepares the upload, uploads the bytes to the storage URL the
+    /// service answered with, then announces the file with a file message
+    /// (``publishFileMessage(channel:file:message:options:custom:)``). With a crypto module
+    /// configured, the file and the message are encrypted. The upload is made once; only the
+    /// announcement is retried. The three requests, encryption and retries: Documentation/Files.md.
     ///
     /// - Parameters:
     ///   - channel: The channel to share the file on.
@@ -47,7 +39,7 @@ extension PubNub {
         do {
             let call = try FileCall.generateUploadURL(
                 subscribeKey: configuration.subscribeKey, channel: channel, name: name)
-            form = try FileCall.uploadForm(try await fileExchange(call, custom: requestConfig))
+            form = try FileCall.uploadForm(try await pipeline.exchange(call, custom: requestConfig))
             try await upload(data, contentType: contentType, form: form, custom: requestConfig)
         } catch {
             throw PubNubSendFileError(error: error)
@@ -110,7 +102,7 @@ extension PubNub {
     ) async throws -> PubNubFilesPage {
         let call = try FileCall.list(
             subscribeKey: configuration.subscribeKey, channel: channel, limit: limit, next: next)
-        return try FileCall.page(try await fileExchange(call, custom: requestConfig))
+        return try FileCall.page(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// Where a file can be downloaded: the service answers
@@ -127,7 +119,7 @@ extension PubNub {
     ) async throws -> String {
         let call = try FileCall.file(
             .get, subscribeKey: configuration.subscribeKey, channel: channel, id: file.id, name: file.name)
-        return try FileCall.location(try await fileExchange(call, custom: requestConfig))
+        return try FileCall.location(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// Downloads a file: its storage URL (see ``fileURL(channel:file:custom:)``), then the bytes,
@@ -173,7 +165,7 @@ extension PubNub {
     ) async throws {
         let call = try FileCall.file(
             .delete, subscribeKey: configuration.subscribeKey, channel: channel, id: file.id, name: file.name)
-        _ = try FileCall.answerObject(try await fileExchange(call, custom: requestConfig))
+        _ = try FileCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     // MARK: completion
@@ -246,15 +238,6 @@ extension PubNub {
         pipeline.complete(completion) { try await self.deleteFile(channel: channel, file: file, custom: requestConfig) }
     }
 
-    // MARK: Plumbing
-
-    private func fileExchange(
-        _ call: ServicePipeline.Call, custom requestConfig: PubNub.RequestConfiguration
-    ) async throws(PubNubError) -> HTTPResponse {
-        try await pipeline.exchange(
-            try pipeline.request(call, custom: requestConfig), chain: .retrying, custom: requestConfig)
-    }
-
     private func announce(
         channel: String, file: PubNubFileReference, message: JSONValue?, options: PubNubFileMessageOptions,
         custom requestConfig: PubNub.RequestConfiguration
@@ -262,7 +245,7 @@ extension PubNub {
         let call = try FileCall.publishFileMessage(
             publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey, channel: channel,
             file: file, message: message, options: options, module: configuration.cryptoModule)
-        return try FileCall.publishTimetoken(try await fileExchange(call, custom: requestConfig))
+        return try FileCall.publishTimetoken(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     private func upload(

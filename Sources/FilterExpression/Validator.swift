@@ -1,22 +1,17 @@
 /// Checks filter expressions and sort specifications against the language rules, and optionally
 /// against a class schema and a tier, reporting every problem found (not just the first).
 ///
-/// Rules applied to every expression:
-/// - `LIKE`, `SLIKE` and `ILIKE` take a string value (``FilterError/Code/patternRequiresString``,
-///   reported at the value);
-/// - `null` may only be used with `==` and `!=` (``FilterError/Code/nullRequiresEquality``,
-///   reported at the operator);
-/// - `eTag` and `expiresAt` are never filterable (``FilterError/Code/propertyNotFilterable``);
-/// - property names must be expressible (only fails for trees built in code).
+/// Every expression: `LIKE`, `SLIKE` and `ILIKE` take a string (``FilterError/Code/patternRequiresString``);
+/// `null` goes only with `==` and `!=` (``FilterError/Code/nullRequiresEquality``); `eTag` and
+/// `expiresAt` are never filterable (``FilterError/Code/propertyNotFilterable``).
 ///
 /// With a ``FilterSchema``, each property must be a built-in or declared on the class version
 /// (the latest when ``classVersion`` is `nil`), with a mode the tier permits: `simple` or `full`
 /// for `filterFast` (or when no tier is given), `full` for `filter`. With a ``FilterTier`` that has
 /// a cap, the number of conditions must not exceed it.
 ///
-/// Problems are ``FilterError`` values sorted by position; an empty array means valid. A server can
-/// answer each with a 400 carrying ``FilterError/code``, ``FilterError/message`` and
-/// ``FilterError/column``.
+/// Problems are ``FilterError`` values sorted by position; an empty array means valid. The rules
+/// in full: Documentation/FilterLanguage.md.
 ///
 /// ```swift
 /// var schema = FilterSchema(className: "Product")

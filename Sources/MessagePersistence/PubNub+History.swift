@@ -39,7 +39,7 @@ extension PubNub {
             subscribeKey: configuration.subscribeKey, channels: channels, range: range, includeActions: includeActions,
             includeMeta: includeMeta, includeMessageType: includeMessageType,
             includeCustomMessageType: includeCustomMessageType, includeUUID: includeUUID)
-        let response = try await historyExchange(call, custom: requestConfig)
+        let response = try await pipeline.exchange(call, custom: requestConfig)
         return try HistoryCall.fetched(response, module: configuration.cryptoModule, range: range)
     }
 
@@ -77,7 +77,7 @@ extension PubNub {
     ) async throws {
         let call = try HistoryCall.delete(
             subscribeKey: configuration.subscribeKey, channel: channel, start: start, end: end)
-        _ = try HistoryCall.answerObject(try await historyExchange(call, custom: requestConfig))
+        _ = try HistoryCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// How many messages each channel stored after a timetoken (exclusive)
@@ -98,7 +98,7 @@ extension PubNub {
     ) async throws -> [String: Int] {
         let ordered = channels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let call = try HistoryCall.counts(subscribeKey: configuration.subscribeKey, channels: ordered)
-        let object = try HistoryCall.answerObject(try await historyExchange(call, custom: requestConfig))
+        let object = try HistoryCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
         guard let counts = object["channels"]?.objectValue else {
             throw PubNubError.malformedResponse("a message-counts answer has no `channels`", statusCode: 200)
         }
@@ -120,7 +120,7 @@ extension PubNub {
         let call = try HistoryCall.addAction(
             subscribeKey: configuration.subscribeKey, channel: channel, type: type, value: value,
             messageTimetoken: messageTimetoken)
-        let object = try HistoryCall.answerObject(try await historyExchange(call, custom: requestConfig))
+        let object = try HistoryCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
         guard let data = object["data"], let action = HistoryCall.action(data) else {
             throw PubNubError.malformedResponse("an add-action answer has no action in `data`", statusCode: 200)
         }
@@ -140,7 +140,7 @@ extension PubNub {
         let call = try HistoryCall.removeAction(
             subscribeKey: configuration.subscribeKey, channel: channel, messageTimetoken: messageTimetoken,
             actionTimetoken: actionTimetoken)
-        _ = try HistoryCall.answerObject(try await historyExchange(call, custom: requestConfig))
+        _ = try HistoryCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// One page of a channel's message actions, oldest first
@@ -156,7 +156,7 @@ extension PubNub {
     ) async throws -> PubNubMessageActionsPage {
         let call = try HistoryCall.listActions(
             subscribeKey: configuration.subscribeKey, channel: channel, start: start, end: end, limit: limit)
-        let object = try HistoryCall.answerObject(try await historyExchange(call, custom: requestConfig))
+        let object = try HistoryCall.answerObject(try await pipeline.exchange(call, custom: requestConfig))
         guard let data = object["data"]?.arrayValue else {
             throw PubNubError.malformedResponse("a message-actions answer has no `data` list", statusCode: 200)
         }
@@ -237,15 +237,6 @@ extension PubNub {
             try await self.fetchMessageActions(
                 channel: channel, start: start, end: end, limit: limit, custom: requestConfig)
         }
-    }
-
-    // MARK: Plumbing
-
-    private func historyExchange(
-        _ call: ServicePipeline.Call, custom requestConfig: PubNub.RequestConfiguration
-    ) async throws(PubNubError) -> HTTPResponse {
-        try await pipeline.exchange(
-            try pipeline.request(call, custom: requestConfig), chain: .retrying, custom: requestConfig)
     }
 }
 

@@ -78,13 +78,7 @@ package enum MessagingCall {
         if options.channel.isEmpty { throw PubNubError.missingRequiredParameter("channel") }
         var message = try json(options.message, what: "message")
         if options.kind != .signal, let crypto = settings.cryptoModule, let plain = message {
-            do {
-                message = .string(try crypto.encryptMessage(plain))
-            } catch {
-                throw PubNubError(
-                    reason: .invalidArguments, message: "the message could not be encrypted: \(error)",
-                    underlying: error)
-            }
+            message = try crypto.encryptedForRequest(plain, what: "the message")
         }
         // Push sections are merged after encryption: the push services must read them, so an
         // encrypted message travels under `pn_other` beside them.

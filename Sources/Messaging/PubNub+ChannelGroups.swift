@@ -128,8 +128,6 @@ extension PubNub {
     package func messagingObject(
         _ call: ServicePipeline.Call, custom requestConfig: PubNub.RequestConfiguration
     ) async throws(PubNubError) -> JSONObject {
-        let response = try await pipeline.exchange(
-            try pipeline.request(call, custom: requestConfig), chain: .retrying, custom: requestConfig)
-        return try MessagingResponse.object(response)
+        try MessagingResponse.object(try await pipeline.exchange(call, custom: requestConfig))
     }
 }

@@ -7,19 +7,10 @@ extension PubNub {
 
     /// Publishes a message to a channel and returns the timetoken the service gave it.
     ///
-    /// One method for every publish variant of the seed API: leave out what you do not need.
-    /// The request is a GET with the message in the path, or a POST with the message in the body
-    /// when `shouldCompress` is on (gzip, `Content-Encoding: gzip`) or the GET request line would
-    /// be too long (see `Documentation/Messaging.md`). When a crypto module is set
-    /// (`messagingConfiguration.cryptoModule`, else `configuration.cryptoModule`), the message is
-    /// encrypted first and travels as its base64 ciphertext.
-    ///
-    /// A publish is **not retried automatically**, whatever the configured retry policy: after a
-    /// lost answer, a resend could deliver the message twice. Retry with the failure's
-    /// ``PubNubPublishError/retry()`` (the identical request again) or call again, or pass
-    /// `custom: PubNub.RequestConfiguration(retryPolicy: …)` to opt in. Publishes you `await` one
-    /// after the other reach the channel in that order; publishes started concurrently have no
-    /// defined order.
+    /// One method for every publish variant of the seed API; a configured crypto module encrypts
+    /// the message. **Not retried automatically** (a resend after a lost answer could deliver it
+    /// twice): use ``PubNubPublishError/retry()`` or opt in with `custom:`. GET or POST,
+    /// compression, ordering and retrying: Documentation/Messaging.md.
     ///
     /// - Parameters:
     ///   - channel: The channel to publish to; not a wildcard.
@@ -27,21 +18,16 @@ extension PubNub {
     ///   - customMessageType: A label subscribers receive with the message: 3 to 50 characters of
     ///     `A-Z a-z 0-9 _ -`, not starting with `-`, `_`, `pn-` or `pn_`.
     ///   - shouldStore: Whether Message Persistence keeps the message; `nil` uses the keyset's default.
-    ///   - storeTTL: How many hours it is kept; `0` keeps it for the keyset's retention; `nil` for the
-    ///     keyset's default.
+    ///   - storeTTL: Hours it is kept; `0` for the keyset's retention; `nil` for the keyset's default.
     ///   - meta: Metadata subscribers' filter expressions can test (sent as JSON text, not encrypted).
     ///   - payloads: Mobile push sections merged into the message (see ``PubNubPushPayload``).
     ///   - shouldCompress: Sends the message gzip-compressed in a POST body.
     ///   - requestConfig: Per-request overrides.
-    /// - Returns: The message's timetoken.
-    /// - Throws: ``PubNubPublishError``: the publish status (category, status code, error data),
-    ///   its `PubNubError` and ``PubNubPublishError/retry()``. The error's reason, before sending
-    ///   (category `.badRequest`): `.invalidConfiguration` without a publish key,
-    ///   `.missingRequiredParameter` for an empty channel, `.invalidArguments` for a value that
-    ///   cannot be encoded or encrypted, a bad `customMessageType` or a negative `storeTTL`,
-    ///   `.messageTooLarge` over ``MessagingConfiguration/messageSizeLimit``. From the service:
-    ///   `.messageTooLarge`, `.invalidKey`, `.invalidJSON`, `.forbidden`, `.requestURITooLong`, or
-    ///   the reason of the HTTP status; transport failures as for every call.
+    /// - Throws: ``PubNubPublishError``. Before sending (category `.badRequest`): reason
+    ///   `.invalidConfiguration` without a publish key, `.missingRequiredParameter` for an empty
+    ///   channel, `.invalidArguments` for a value that cannot be encoded or encrypted, a bad
+    ///   `customMessageType` or a negative `storeTTL`, `.messageTooLarge` over
+    ///   ``MessagingConfiguration/messageSizeLimit``. The service's reasons: Messaging.md, "Errors".
     ///
     /// ```swift
     /// let timetoken = try await pubnub.publish(channel: "room-1", message: ["text": "hello"])

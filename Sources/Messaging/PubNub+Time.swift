@@ -14,8 +14,7 @@ extension PubNub {
     public func time(
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> Timetoken {
-        let response = try await pipeline.exchange(
-            try pipeline.request(MessagingCall.time, custom: requestConfig), chain: .retrying, custom: requestConfig)
+        let response = try await pipeline.exchange(MessagingCall.time, custom: requestConfig)
         guard response.isSuccess else {
             throw MessagingResponse.error(statusCode: response.status, body: response.body)
         }

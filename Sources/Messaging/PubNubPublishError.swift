@@ -4,14 +4,11 @@ package import Transport
 
 /// A publish, fire or signal that failed: the seed API's publish status when `isError` is true.
 ///
-/// It gives the status the seed's completion block receives (``status``, with ``category``,
-/// ``statusCode`` and ``errorData``), the `PubNubError` behind it (``error``, with its reason
-/// and the service's details), and ``retry()``, the seed's `[status retry]`.
-///
-/// Every publish-family call throws it (the `async` forms use typed throws, so a `catch` block
-/// sees this type; inside a closure, where Swift does not infer it, write
-/// `do throws(PubNubPublishError) { … }`) and every completion form hands it over as the
-/// `Result`'s failure:
+/// It gives the seed's status (``status``, with ``category``, ``statusCode`` and ``errorData``),
+/// the `PubNubError` behind it (``error``; `error.pubNubError` on any `Error` returns it too) and
+/// ``retry()``, the seed's `[status retry]`. Every publish-family call throws it (typed throws:
+/// inside a closure write `do throws(PubNubPublishError) { … }`) and every completion form hands
+/// it over as the `Result`'s failure.
 ///
 /// ```swift
 /// do {
@@ -23,34 +20,13 @@ package import Transport
 ///         let timetoken = try await error.retry()   // the identical request, sent again
 ///     }
 /// }
-///
-/// pubnub.publish(channel: "room-1", message: ["text": "hi"]) { result in
-///     switch result {
-///     case .success(let timetoken): print("sent at \(timetoken)")
-///     case .failure(let failure): failure.retry { print("retried: \($0)") }
-///     }
-/// }
 /// ```
 ///
-/// `error.pubNubError` (on any `Error`) returns ``error``, so code that inspects
-/// `PubNubError` reasons keeps working.
-///
-/// ## Retrying
-///
-/// ``retry()`` sends **the identical request again**: the same method, path, query and body,
-/// built once when the call was made. The message is not encoded, compressed or encrypted again
-/// (an encrypted message keeps its ciphertext and IV), and the per-request settings are the
-/// original call's. Only the `auth` parameter is taken anew, from the client's token at the time
-/// of the retry, so a retry after a 403 and `set(token:)` carries the new token. Like PubNub's
-/// Swift, JavaScript and Python SDKs, this SDK sends no `seqn` (only Kotlin and Go do), so a retry
-/// carries none either. A retry can be retried again.
-///
-/// After a refusal (a 4xx status code: `.badRequest`, `.accessDenied`, …) the service did not
-/// take the message, so a retry delivers it once. After a lost answer (`.timeout`, or
-/// `.networkIssues` without a status code), a 5xx, or a 2xx answer that could not be read
-/// (`.malformedResponse`), the first request may have been delivered, and a retry can deliver
-/// the message twice. A failure found before anything was sent (a missing channel, a message over
-/// the size limit) has no request to resend: ``retry()`` fails again with the same error, at once.
+/// ``retry()`` sends the identical request again (same method, path, query and body; only `auth`
+/// is taken anew from the client's token). After a 4xx the service did not take the message, so
+/// a retry delivers it once; after a lost answer, a 5xx or an unreadable 2xx it may deliver it
+/// twice. A failure found before anything was sent fails again at once. What is resent and when
+/// a retry duplicates: Documentation/Messaging.md, "Publish errors and retrying".
 public struct PubNubPublishError: Error, Sendable, CustomStringConvertible {
     /// The seed's status: category, operation (`.publish`, `.fire` or `.signal`), `isError`
     /// (always true), status code and error data.

@@ -31,7 +31,7 @@ extension PubNub {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws {
         let call = try PushCall.call(.add(channels), device: device, subscribeKey: configuration.subscribeKey)
-        try PushCall.acknowledged(try await pushExchange(call, custom: requestConfig))
+        try PushCall.acknowledged(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// Stops pushes to a device for some channels; its other channels stay. Removing a channel
@@ -43,7 +43,7 @@ extension PubNub {
         custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws {
         let call = try PushCall.call(.remove(channels), device: device, subscribeKey: configuration.subscribeKey)
-        try PushCall.acknowledged(try await pushExchange(call, custom: requestConfig))
+        try PushCall.acknowledged(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// The channels a device is registered on (empty for a device never registered).
@@ -59,7 +59,7 @@ extension PubNub {
         for device: PubNubPushDevice, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws -> [String] {
         let call = try PushCall.call(.list, device: device, subscribeKey: configuration.subscribeKey)
-        return try PushCall.channels(try await pushExchange(call, custom: requestConfig))
+        return try PushCall.channels(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     /// Removes a device from every channel (`…/{token}/remove`), as an app does when its user
@@ -70,7 +70,7 @@ extension PubNub {
         for device: PubNubPushDevice, custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
     ) async throws {
         let call = try PushCall.call(.removeDevice, device: device, subscribeKey: configuration.subscribeKey)
-        try PushCall.acknowledged(try await pushExchange(call, custom: requestConfig))
+        try PushCall.acknowledged(try await pipeline.exchange(call, custom: requestConfig))
     }
 
     // MARK: completion
@@ -112,14 +112,5 @@ extension PubNub {
         completion: (@Sendable (Result<Void, any Error>) -> Void)?
     ) {
         pipeline.complete(completion) { try await self.removeAllPushChannels(for: device, custom: requestConfig) }
-    }
-
-    // MARK: Plumbing
-
-    private func pushExchange(
-        _ call: ServicePipeline.Call, custom requestConfig: PubNub.RequestConfiguration
-    ) async throws(PubNubError) -> HTTPResponse {
-        try await pipeline.exchange(
-            try pipeline.request(call, custom: requestConfig), chain: .retrying, custom: requestConfig)
     }
 }

@@ -37,12 +37,9 @@ public final class PubNub: Sendable {
     package let components: PubNubComponents
     private let tokenStore: TokenStore
 
-    /// The executor of the transport's own thread, when it has one (the libcurl backend does;
-    /// see `CurlHTTPClient.taskExecutor`), else `nil`.
-    ///
-    /// A task that prefers it resumes on the thread that read each answer, which saves a thread
-    /// wake-up per request for a task making many in a row; keep such a task's work short and
-    /// never block in it, since it shares that thread with every transfer of the client.
+    /// The transport's `HTTPClient/taskExecutor`: the executor of the libcurl backend's transfer
+    /// thread, `nil` for a transport without one. What a task that prefers it gains, and what it
+    /// must never do there, is on `CurlHTTPClient.taskExecutor`.
     ///
     /// ```swift
     /// let ids = ["user-1", "user-2", "user-3"]

@@ -100,6 +100,14 @@ package struct ServicePipeline: Sendable {
             timeout: custom.timeout ?? configuration.requestTimeout)
     }
 
+    /// Builds the request for `call` and sends it on the retrying chain, as every plain service
+    /// operation does; see ``exchange(_:chain:custom:reportsOriginHealth:)``.
+    package func exchange(
+        _ call: Call, custom: PubNub.RequestConfiguration
+    ) async throws(PubNubError) -> HTTPResponse {
+        try await exchange(try request(call, custom: custom), chain: .retrying, custom: custom)
+    }
+
     /// Sends `request` through `chain` and returns whatever the service answered, whatever its
     /// status; only a failure to exchange it throws. On the retrying chain the call's deadline
     /// (per request, else the configuration's) bounds every attempt and wait together. For callers that read error answers

@@ -1,3 +1,5 @@
+import Transport
+
 /// When and how often the subscribe loop reconnects after it lost its long-poll.
 ///
 /// Separate from the REST `RetryPolicy`: a lost long-poll is never resent as such; reconnecting
@@ -90,15 +92,8 @@ public struct SubscribeReconnectionPolicy: Sendable, Hashable {
         case .linear:
             base = minimumDelay
         case .exponential:
-            var delay = minimumDelay
-            var step = 0
-            while step < attempt, delay < maximumDelay {
-                delay *= 2
-                step += 1
-            }
-            base = min(delay, maximumDelay)
+            base = RetryPolicy.doubled(minimumDelay, times: attempt, cappedAt: maximumDelay)
         }
-        let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
-        return base + maximumJitter * fraction
+        return RetryPolicy.jittered(base, maximumJitter: maximumJitter, unitRandom: unitRandom)
     }
 }

@@ -95,7 +95,25 @@ public struct DataSyncEntity: Subscribable {
     public func channelName(projection: String = PubNubDataSyncEvent.defaultProjection) throws(PubNubError)
         -> String
     {
-        try DataSyncChannelName.channel(id: name, projection: projection)
+        try Self.channelName(id: name, projection: projection)
+    }
+
+    /// The channel on which the events of `projection` of the user, channel or entity `id` come,
+    /// without a client: the bare id for the base projection (`__default__` or `default`),
+    /// `__<projection>__<id>` for a named one. Build on it to route events into a cache of your
+    /// own, or to name the channels in a grant.
+    ///
+    /// ```swift
+    /// let channel = try DataSyncEntity.channelName(id: "alice", projection: "admin")  // "__admin__alice"
+    /// ```
+    ///
+    /// - Throws: `PubNubError` `.missingRequiredParameter` for an empty id or projection,
+    ///   `.invalidArguments` for a projection that does not start with a letter or a digit (such
+    ///   as `__admin__`: pass the bare name).
+    public static func channelName(
+        id: String, projection: String = PubNubDataSyncEvent.defaultProjection
+    ) throws(PubNubError) -> String {
+        try DataSyncChannelName.channel(id: id, projection: projection)
     }
 }
 

@@ -190,71 +190,57 @@ package enum DataSyncEventDecoder {
 
     // MARK: - Data
 
-    /// The object's state as it arrived: what is present is read (a field of the wrong type is an
-    /// error), what is absent stays absent. The class fields come from the metadata (the service
-    /// does not repeat them in `data`), or from `data` under the REST names when an older sender
-    /// put them there.
-    private struct State {
-        var id: String
-        var className: String?
-        var classVersion: Int?
-        var classLevel: PubNubDataSyncClassLevel?
-        var status: String?
-        var payload: JSONValue?
-        var createdAt: Date?
-        var updatedAt: Date?
-        var expiresAt: Date?
-        var eTag: String?
-
-        init(_ reader: DataSyncWireReader, info: ClassInfo, classKey: String, versionKey: String) throws {
-            id = try reader.string("id")
-            className = try info.name ?? reader.optionalString(classKey)
-            classVersion = try info.version ?? reader.optionalInt(versionKey)
-            classLevel = info.level
-            status = try reader.optionalString("status")
-            payload = reader.payload()
-            createdAt = try reader.optionalDate("createdAt")
-            updatedAt = try reader.optionalDate("updatedAt")
-            expiresAt = try reader.optionalDate("expiresAt")
-            eTag = try reader.optionalString("eTag")
-        }
+    /// Reads the state fields as they arrived: what is present is read (a field of the wrong type
+    /// is an error), what is absent stays absent. The class fields come from the metadata (the
+    /// service does not repeat them in `data`), or from `data` under the REST names when an older
+    /// sender put them there.
+    private static func readState(
+        into state: inout some DataSyncEventState, _ reader: DataSyncWireReader, info: ClassInfo, classKey: String,
+        versionKey: String
+    ) throws {
+        state.className = try info.name ?? reader.optionalString(classKey)
+        state.classVersion = try info.version ?? reader.optionalInt(versionKey)
+        state.status = try reader.optionalString("status")
+        state.payload = reader.payload()
+        state.createdAt = try reader.optionalDate("createdAt")
+        state.updatedAt = try reader.optionalDate("updatedAt")
+        state.expiresAt = try reader.optionalDate("expiresAt")
+        state.eTag = try reader.optionalString("eTag")
     }
 
     private static func entityState(
         _ data: JSONValue, kind: PubNubDataSyncKind, info: ClassInfo
     ) throws -> PubNubDataSyncEntityEvent {
         let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "entity"), value: data)
-        var state = try State(reader, info: info, classKey: "entityClass", versionKey: "entityClassVersion")
+        var state = PubNubDataSyncEntityEvent(kind: kind, id: try reader.string("id"), classLevel: info.level)
+        try readState(into: &state, reader, info: info, classKey: "entityClass", versionKey: "entityClassVersion")
         if state.classLevel == nil { state.classLevel = try reader.classLevel("entityClassLevel") }
         // A user or channel event names its class only when it is a subclass.
         if state.className == nil, kind == .user { state.className = "User" }
         if state.className == nil, kind == .channel { state.className = "Channel" }
-        return PubNubDataSyncEntityEvent(
-            kind: kind, id: state.id, className: state.className, classVersion: state.classVersion,
-            classLevel: state.classLevel, status: state.status, payload: state.payload, createdAt: state.createdAt,
-            updatedAt: state.updatedAt, expiresAt: state.expiresAt, eTag: state.eTag)
+        return state
     }
 
     private static func relationshipState(
         _ data: JSONValue, kind: PubNubDataSyncKind, info: ClassInfo
     ) throws -> PubNubDataSyncRelationshipEvent {
         let reader = try DataSyncWireReader(kind: kindName(kind, fallback: "relationship"), value: data)
-        var state = try State(reader, info: info, classKey: "relationshipClass", versionKey: "relationshipClassVersion")
-        let a: String
-        let b: String
+        // The sides are filled in after the shared fields are read: a bad answer's first problem is
+        // looked for in the order the fields are listed.
+        var state = PubNubDataSyncRelationshipEvent(
+            kind: kind, id: try reader.string("id"), entityAId: "", entityBId: "")
+        try readState(
+            into: &state, reader, info: info, classKey: "relationshipClass", versionKey: "relationshipClassVersion")
         if kind == .membership {
             // The service names a membership's sides channelId/userId; older services sent them as A/B.
-            a = try reader.optionalString("channelId") ?? reader.string("entityAId")
-            b = try reader.optionalString("userId") ?? reader.string("entityBId")
+            state.entityAId = try reader.optionalString("channelId") ?? reader.string("entityAId")
+            state.entityBId = try reader.optionalString("userId") ?? reader.string("entityBId")
             if state.className == nil { state.className = "Membership" }
         } else {
-            a = try reader.string("entityAId")
-            b = try reader.string("entityBId")
+            state.entityAId = try reader.string("entityAId")
+            state.entityBId = try reader.string("entityBId")
         }
-        return PubNubDataSyncRelationshipEvent(
-            kind: kind, id: state.id, entityAId: a, entityBId: b, className: state.className,
-            classVersion: state.classVersion, status: state.status, payload: state.payload,
-            createdAt: state.createdAt, updatedAt: state.updatedAt, expiresAt: state.expiresAt, eTag: state.eTag)
+        return state
     }
 
     private static func removedObject(

@@ -149,10 +149,7 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
     /// The fields a stored object always has that this event left out, by their names in the
     /// models (`className`, `classVersion`, `createdAt`, `updatedAt`, `eTag`); empty when the
     /// event carried the whole object.
-    public var missingFields: [String] {
-        DataSyncMissingFields.of(
-            className: className, classVersion: classVersion, createdAt: createdAt, updatedAt: updatedAt, eTag: eTag)
-    }
+    public var missingFields: [String] { missingModelFields }
 
     /// Whether the event carried the whole object, so ``entity`` and ``object`` are set.
     public var isComplete: Bool { missingFields.isEmpty }
@@ -172,19 +169,9 @@ public struct PubNubDataSyncEntityEvent: Hashable, Sendable {
         guard let value = entity else { return nil }
         switch kind {
         case .user:
-            return .user(
-                PubNubDataSyncUser(
-                    id: value.id, className: value.className, classVersion: value.classVersion,
-                    classLevel: value.classLevel, status: value.status, payload: value.payload,
-                    createdAt: value.createdAt, updatedAt: value.updatedAt, expiresAt: value.expiresAt,
-                    eTag: value.eTag))
+            return .user(PubNubDataSyncUser(sameObjectAs: value))
         case .channel:
-            return .channel(
-                PubNubDataSyncChannel(
-                    id: value.id, className: value.className, classVersion: value.classVersion,
-                    classLevel: value.classLevel, status: value.status, payload: value.payload,
-                    createdAt: value.createdAt, updatedAt: value.updatedAt, expiresAt: value.expiresAt,
-                    eTag: value.eTag))
+            return .channel(PubNubDataSyncChannel(sameObjectAs: value))
         default:
             return .entity(value)
         }
@@ -269,10 +256,7 @@ public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
 
     /// The fields a stored link always has that this event left out (`className`,
     /// `classVersion`, `createdAt`, `updatedAt`, `eTag`); empty when it carried the whole link.
-    public var missingFields: [String] {
-        DataSyncMissingFields.of(
-            className: className, classVersion: classVersion, createdAt: createdAt, updatedAt: updatedAt, eTag: eTag)
-    }
+    public var missingFields: [String] { missingModelFields }
 
     /// Whether the event carried the whole link, so ``relationship`` and ``object`` are set.
     public var isComplete: Bool { missingFields.isEmpty }
@@ -301,10 +285,22 @@ public struct PubNubDataSyncRelationshipEvent: Hashable, Sendable {
     }
 }
 
-enum DataSyncMissingFields {
-    static func of(className: String?, classVersion: Int?, createdAt: Date?, updatedAt: Date?, eTag: String?)
-        -> [String]
-    {
+/// The fields the entity and relationship event containers share, so the decoder reads them and
+/// the containers check them in one place.
+protocol DataSyncEventState {
+    var className: String? { get set }
+    var classVersion: Int? { get set }
+    var status: String? { get set }
+    var payload: JSONValue? { get set }
+    var createdAt: Date? { get set }
+    var updatedAt: Date? { get set }
+    var expiresAt: Date? { get set }
+    var eTag: String? { get set }
+}
+
+extension DataSyncEventState {
+    /// The names of the fields every stored model has that this event left out.
+    var missingModelFields: [String] {
         var missing: [String] = []
         if className == nil { missing.append("className") }
         if classVersion == nil { missing.append("classVersion") }
@@ -314,6 +310,9 @@ enum DataSyncMissingFields {
         return missing
     }
 }
+
+extension PubNubDataSyncEntityEvent: DataSyncEventState {}
+extension PubNubDataSyncRelationshipEvent: DataSyncEventState {}
 
 /// Which two objects a deleted membership or relationship linked.
 ///

@@ -112,14 +112,26 @@ public struct RetryPolicy: Sendable, Hashable {
         case .linear:
             return minimumDelay
         case .exponential:
-            var delay = minimumDelay
-            var step = 0
-            while step < retry, delay < maximumDelay {
-                delay *= 2
-                step += 1
-            }
-            return min(delay, maximumDelay)
+            return Self.doubled(minimumDelay, times: retry, cappedAt: maximumDelay)
         }
+    }
+
+    /// `delay × 2ⁿ` capped at `cap`, doubling step by step so a large `n` cannot overflow; shared
+    /// with the subscribe loop's reconnection policy.
+    package static func doubled(_ delay: Duration, times n: Int, cappedAt cap: Duration) -> Duration {
+        var delay = delay
+        var step = 0
+        while step < n, delay < cap {
+            delay *= 2
+            step += 1
+        }
+        return min(delay, cap)
+    }
+
+    /// `base` plus the share of `maximumJitter` that `unitRandom` picks (clamped to `0...1`, NaN as 0).
+    package static func jittered(_ base: Duration, maximumJitter: Duration, unitRandom: Double) -> Duration {
+        let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
+        return base + maximumJitter * fraction
     }
 
     /// The delay before retry number `retry` with jitter added, where `unitRandom` is a number in
@@ -130,7 +142,6 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - unitRandom: A number in `0..<1` choosing the jitter; values outside are clamped, NaN counts
     ///     as 0.
     public func delay(beforeRetry retry: Int, unitRandom: Double) -> Duration {
-        let fraction = unitRandom.isFinite ? min(max(unitRandom, 0), 1) : 0
-        return baseDelay(beforeRetry: retry) + maximumJitter * fraction
+        Self.jittered(baseDelay(beforeRetry: retry), maximumJitter: maximumJitter, unitRandom: unitRandom)
     }
 }

@@ -41,6 +41,22 @@ struct RealtimeSettingsTests {
         #expect(policy.allowsAttempt(1_000_000), "no limit by default")
     }
 
+    @Test(
+        "reconnection and REST retry compute the same delay for the same settings",
+        arguments: [(Duration.seconds(2), Duration.seconds(10)), (.milliseconds(300), .seconds(150)), (.zero, .zero)])
+    func sameBackoffAsRetry(minimum: Duration, maximum: Duration) {
+        let reconnect = SubscribeReconnectionPolicy.exponential(
+            minimumDelay: minimum, maximumDelay: maximum, maximumJitter: .seconds(1))
+        let retry = RetryPolicy.exponential(minimumDelay: minimum, maximumDelay: maximum, maximumJitter: .seconds(1))
+        for attempt in [0, 1, 2, 5, 40, Int.max] {
+            for unitRandom in [0, 0.25, 1, 7, -1, .nan, .infinity] {
+                #expect(
+                    reconnect.delay(beforeAttempt: attempt, unitRandom: unitRandom)
+                        == retry.delay(beforeRetry: attempt, unitRandom: unitRandom))
+            }
+        }
+    }
+
     @Test("linear and limited policies, and none")
     func limits() {
         let linear = SubscribeReconnectionPolicy.linear(delay: .seconds(3), maximumAttempts: 2, maximumJitter: .zero)

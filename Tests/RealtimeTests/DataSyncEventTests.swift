@@ -1,6 +1,7 @@
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import PubNubBase
 import PubNubCore
 import Realtime
 import Testing
@@ -461,6 +462,24 @@ struct DataSyncEntityTests {
     }
 
     @Test(
+        "the static name needs no client, matches the handle's, and an event on it reads the projection back",
+        arguments: [
+            ("__default__", "course-swift-basics", "__default__"), ("default", "course-swift-basics", "__default__"),
+            ("admin", "__admin__course-swift-basics", "admin"),
+        ])
+    func staticChannelName(projection: String, expected: String, readBack: String) throws {
+        #expect(try DataSyncEntity.channelName(id: "course-swift-basics", projection: projection) == expected)
+        #expect(try DataSyncEntity.channelName(id: "course-swift-basics") == "course-swift-basics")
+        let pubnub = makeClient(FakeService(), clock: ManualClock())
+        #expect(try pubnub.dataSyncEntity("course-swift-basics").channelName(projection: projection) == expected)
+        let event = PubNubDataSyncEvent(
+            change: .entityDeleted, kind: .user, channel: expected, timetoken: 1)
+        #expect(event.projection == readBack)
+        #expect(throws: PubNubError.self) { try DataSyncEntity.channelName(id: "", projection: "admin") }
+        #expect(throws: PubNubError.self) { try DataSyncEntity.channelName(id: "alice", projection: "__admin__") }
+    }
+
+    @Test(
         "an empty or __-prefixed projection is a local error",
         arguments: [
             ("", PubNubError.Reason.missingRequiredParameter), ("__admin__", .invalidArguments),
@@ -511,6 +530,27 @@ struct DataSyncMemoryTests {
         var none = BoundedRecentMap<Int, Int>(capacity: 0)
         none.set(1, for: 1)
         #expect(none.count == 0)
+    }
+
+    @Test("a removed key is forgotten, can be written again, and leaves the capacity and order intact")
+    func boundedMapRemove() {
+        var map = BoundedRecentMap<Int, String>(capacity: 2)
+        map.set("a", for: 1)
+        map.set("b", for: 2)
+        map.remove(1)
+        #expect(map[1] == nil && map.count == 1 && !map.isEmpty)
+        map.set("c", for: 3)
+        #expect(map[2] == "b" && map[3] == "c", "a removed key does not count against the capacity")
+        map.set("a again", for: 1)
+        #expect(map[2] == nil, "the oldest remaining write goes first")
+        #expect(map[1] == "a again" && map[3] == "c")
+        for key in [1, 3] { map.remove(key) }
+        #expect(map.isEmpty)
+        for round in 0..<1_000 {
+            map.set("x", for: round)
+            map.remove(round)
+        }
+        #expect(map.isEmpty)
     }
 
     @Test("the deduplicator admits a change once per window; deletes ignore the projection; off admits all")
