@@ -54,6 +54,12 @@ package enum ClassFixtures {
         return definition
     }
 
+    /// `Product` with events on and one number property, `price`, and `Bought` (User to
+    /// Product) with events on: what the realtime and live-view end-to-end tests write.
+    package static let eventedProduct = entityClass(
+        "Product", eventsEnabled: true, versions: [version([property("price", "number")])])
+    package static let eventedBought = relationshipClass("Bought", from: "User", to: "Product", eventsEnabled: true)
+
     /// The `Course` entity class of the access and projection tests: `title`, `score` and
     /// `secret`, with the projections `stats` (score and status) and `admin` (secret and title).
     package static let courseClasses: JSONValue = [

@@ -28,9 +28,7 @@ final class LiveRig: Sendable, StoppableRig {
 
     static let classes: JSONValue = [
         "entityClasses": [
-            ClassFixtures.entityClass(
-                "Product", eventsEnabled: true,
-                versions: [ClassFixtures.version([ClassFixtures.property("price", "number")])]),
+            ClassFixtures.eventedProduct,
             ClassFixtures.entityClass(
                 "Course", eventsEnabled: true,
                 versions: [
@@ -40,7 +38,7 @@ final class LiveRig: Sendable, StoppableRig {
                 ]),
         ],
         "relationshipClasses": [
-            ClassFixtures.relationshipClass("Bought", from: "User", to: "Product", eventsEnabled: true),
+            ClassFixtures.eventedBought,
             ClassFixtures.relationshipClass("Related", from: "Product", to: "Product", eventsEnabled: true),
         ],
     ]

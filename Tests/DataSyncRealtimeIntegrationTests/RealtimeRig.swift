@@ -138,9 +138,7 @@ final class RealtimeRig: StoppableRig {
             ClassFixtures.entityClass(
                 "Employee", extends: "User", eventsEnabled: true,
                 versions: [ClassFixtures.version([ClassFixtures.property("team", "string")])]),
-            ClassFixtures.entityClass(
-                "Product", eventsEnabled: true,
-                versions: [ClassFixtures.version([ClassFixtures.property("price", "number")])]),
+            ClassFixtures.eventedProduct,
             ClassFixtures.entityClass(
                 "Course", eventsEnabled: true,
                 versions: [
@@ -153,7 +151,7 @@ final class RealtimeRig: StoppableRig {
                 ]),
         ],
         "relationshipClasses": [
-            ClassFixtures.relationshipClass("Bought", from: "User", to: "Product", eventsEnabled: true)
+            ClassFixtures.eventedBought
         ],
     ]
 
