@@ -254,7 +254,9 @@ let package = Package(
         .testTarget(
             name: "EmulatorHardeningTests",
             dependencies: ["PubNubBase", "DataSyncEmulator", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
-        .testTarget(name: "DataSyncEventsTests", dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore"]),
+        .testTarget(
+            name: "DataSyncEventsTests",
+            dependencies: ["DataSyncEmulator", "EmulatorHTTP", "JSONCore", "DataSyncTestSupport"]),
         .testTarget(
             name: "DataSyncRealtimeIntegrationTests",
             dependencies: [

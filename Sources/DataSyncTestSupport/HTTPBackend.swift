@@ -55,3 +55,12 @@ package func eventually(
     }
     return condition()
 }
+
+/// Suspends until the calling task is cancelled: for a stand-in (a transport that never answers,
+/// a timeout that never fires) that only cancellation may end. No timer and no spinning: an
+/// `AsyncStream` nobody yields to ends its iteration when the waiting task is cancelled.
+package func suspendUntilCancelled() async {
+    let (stream, continuation) = AsyncStream<Never>.makeStream()
+    for await _ in stream {}
+    continuation.finish()
+}

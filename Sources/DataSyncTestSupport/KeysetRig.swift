@@ -12,7 +12,7 @@ package struct KeysetRig: Sendable {
     package let protected: PubSubKeyset
     package let emulator: Emulator
     package let port: Int
-    /// The clock of the clients ``client(_:userId:keyset:token:crypto:transport:clock:)`` makes
+    /// The clock of the clients ``client(_:userId:keyset:token:crypto:transport:clock:port:)`` makes
     /// unless the call names one (an `ImmediateClock` makes retry waits instant).
     package let clientClock: any Clock<Duration>
 
@@ -35,15 +35,16 @@ package struct KeysetRig: Sendable {
 
     package func stop() async { await emulator.stop() }
 
-    /// A client of `keyset` over `backend` (or `transport`), without retries.
+    /// A client of `keyset` over `backend` (or `transport`), without retries, to the emulator (or to
+    /// `port`: a proxy or a second server in front of it).
     package func client(
         _ backend: HTTPBackend, userId: String = "alice", keyset: PubSubKeyset = .demo, token: String? = nil,
         crypto: CryptoModule? = nil, transport: (any HTTPClient)? = nil,
-        clock: (any Clock<Duration>)? = nil
+        clock: (any Clock<Duration>)? = nil, port: Int? = nil
     ) throws -> PubNub {
         var configuration = PubNubConfiguration(
             publishKey: keyset.publishKey, subscribeKey: keyset.subscribeKey, userId: userId, authToken: token,
-            origin: "127.0.0.1:\(port)", useSecureConnections: false,
+            origin: "127.0.0.1:\(port ?? self.port)", useSecureConnections: false,
             transport: try transport ?? backend.makeClient(), retryPolicy: .none, clock: clock ?? clientClock)
         configuration.cryptoModule = crypto
         return PubNub(configuration: configuration)

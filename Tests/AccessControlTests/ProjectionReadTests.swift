@@ -1,30 +1,11 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
 
 @Suite struct ProjectionReadTests {
-    static let classes: JSONValue = [
-        "entityClasses": [
-            [
-                "name": "Course",
-                "versions": [
-                    [
-                        "version": 1,
-                        "properties": [
-                            ["name": "title", "pointer": "/payload/title", "type": "string"],
-                            ["name": "score", "pointer": "/payload/score", "type": "number"],
-                            ["name": "secret", "pointer": "/payload/secret", "type": "string"],
-                        ],
-                        "projections": [
-                            ["name": "stats", "pointers": ["/payload/score", "/status"]],
-                            ["name": "admin", "pointers": ["/payload/secret", "/payload/title"]],
-                        ],
-                    ]
-                ],
-            ]
-        ]
-    ]
+    static let classes = ClassFixtures.courseClasses
 
     func setUp() async throws -> AccessClient {
         let client = try AccessClient()

@@ -13,30 +13,10 @@ let accessStart = Date(timeIntervalSince1970: 1_788_766_495)
 /// on a manual clock, with the Course class of the projection tests defined and two courses
 /// seeded; plus the app's **server side** (``server``), which alone holds the secret key and
 /// mints tokens through the grant endpoint.
-struct AccessRig {
+struct AccessRig: StoppableRig {
     static let keyset = PubSubKeyset.protected(publishKey: "pub-a", subscribeKey: "sub-a", secretKey: "sec-a")
 
-    static let classes: JSONValue = [
-        "entityClasses": [
-            [
-                "name": "Course",
-                "versions": [
-                    [
-                        "version": 1,
-                        "properties": [
-                            ["name": "title", "pointer": "/payload/title", "type": "string"],
-                            ["name": "score", "pointer": "/payload/score", "type": "number"],
-                            ["name": "secret", "pointer": "/payload/secret", "type": "string"],
-                        ],
-                        "projections": [
-                            ["name": "stats", "pointers": ["/payload/score", "/status"]],
-                            ["name": "admin", "pointers": ["/payload/secret", "/payload/title"]],
-                        ],
-                    ]
-                ],
-            ]
-        ]
-    ]
+    static let classes = ClassFixtures.courseClasses
 
     let backend: HTTPBackend
     let emulator: Emulator

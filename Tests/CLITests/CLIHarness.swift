@@ -120,7 +120,7 @@ struct HarnessFailure: Error, CustomStringConvertible {
 
 /// An emulator served on an ephemeral loopback port of this test process, and the environment
 /// that points the CLI at it.
-struct LiveEmulator: Sendable {
+struct LiveEmulator: Sendable, StoppableRig {
     let emulator: Emulator
     let url: URL
     /// A directory of its own for config files and as `HOME`.
@@ -189,12 +189,5 @@ enum CLIEnvironment {
 func withEmulator(
     _ configuration: EmulatorConfiguration = EmulatorConfiguration(), _ body: (LiveEmulator) async throws -> Void
 ) async throws {
-    let live = try await LiveEmulator.start(configuration)
-    do {
-        try await body(live)
-    } catch {
-        await live.stop()
-        throw error
-    }
-    await live.stop()
+    try await LiveEmulator.start(configuration).run(body)
 }

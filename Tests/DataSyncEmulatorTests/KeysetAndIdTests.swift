@@ -56,15 +56,13 @@ struct KeysetAndIdTests {
             #expect(reply.errorPath == "/data/status")
         }
         let replaced = try await client.create("channels", ["entityClassVersion": 1, "status": 5])
-        #expect(replaced.status == 400)
-        #expect(replaced.errorPath == "/data/status")
+        replaced.expectRefused(400, at: "/data/status")
     }
 
     @Test("payload must be an object")
     func payloadObject() async throws {
         let client = try TestClient()
         let reply = try await client.create("users", ["entityClassVersion": 1, "payload": [1, 2]])
-        #expect(reply.status == 400)
-        #expect(reply.errorPath == "/data/payload")
+        reply.expectRefused(400, at: "/data/payload")
     }
 }

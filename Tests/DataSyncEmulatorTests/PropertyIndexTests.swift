@@ -9,31 +9,21 @@ import Testing
 /// `simple`), and `SubThing`, so lists cover a family of two classes.
 private let indexClasses: JSONValue = [
     "entityClasses": [
-        [
-            "name": "Thing",
-            "versions": [
-                [
-                    "version": 1,
-                    "properties": [
-                        ["name": "a", "pointer": "/payload/a", "type": "string", "filtering": "full"],
-                        ["name": "n", "pointer": "/payload/n", "type": "number", "filtering": "full"],
-                        ["name": "b", "pointer": "/payload/b", "type": "boolean", "filtering": "full"],
-                        ["name": "s", "pointer": "/payload/s", "type": "string", "filtering": "simple"],
-                        ["name": "o", "pointer": "/payload/o", "type": "object", "filtering": "full"],
-                        ["name": "x", "pointer": "/payload/o/x", "type": "number", "filtering": "full"],
-                    ],
-                ]
-            ],
-        ],
-        [
-            "name": "SubThing", "extends": "Thing",
-            "versions": [
-                [
-                    "version": 1,
-                    "properties": [["name": "e", "pointer": "/payload/e", "type": "string", "filtering": "full"]],
-                ]
-            ],
-        ],
+        ClassFixtures.entityClass(
+            "Thing",
+            versions: [
+                ClassFixtures.version([
+                    ClassFixtures.property("a", "string", filtering: "full"),
+                    ClassFixtures.property("n", "number", filtering: "full"),
+                    ClassFixtures.property("b", "boolean", filtering: "full"),
+                    ClassFixtures.property("s", "string", filtering: "simple"),
+                    ClassFixtures.property("o", "object", filtering: "full"),
+                    ClassFixtures.property("x", "number", filtering: "full", pointer: "/payload/o/x"),
+                ])
+            ]),
+        ClassFixtures.entityClass(
+            "SubThing", extends: "Thing",
+            versions: [ClassFixtures.version([ClassFixtures.property("e", "string", filtering: "full")])]),
     ]
 ]
 
@@ -400,18 +390,14 @@ struct PropertyIndexTests {
     func redefinedClass() async throws {
         let pair = try await Self.seeded([("p1", ["n": 1, "w": "yes"]), ("p2", ["n": 2, "w": "no"])])
         defer { try? FileManager.default.removeItem(at: pair.directory) }
-        let replacement: JSONValue = [
-            "name": "Thing",
-            "versions": [
-                [
-                    "version": 1,
-                    "properties": [
-                        ["name": "n", "pointer": "/payload/n", "type": "number", "filtering": "full"],
-                        ["name": "w", "pointer": "/payload/w", "type": "string", "filtering": "full"],
-                    ],
-                ]
-            ],
-        ]
+        let replacement = ClassFixtures.entityClass(
+            "Thing",
+            versions: [
+                ClassFixtures.version([
+                    ClassFixtures.property("n", "number", filtering: "full"),
+                    ClassFixtures.property("w", "string", filtering: "full"),
+                ])
+            ])
         let reply = try await pair.both(
             "PUT", "entity-classes/Thing", body: ["data": replacement], contentType: "application/json")
         try #require(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")

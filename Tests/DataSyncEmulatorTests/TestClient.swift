@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 import JSONCore
 import Testing
@@ -23,6 +24,13 @@ struct Reply {
     func requiredETag() throws -> String { try #require(eTag) }
     var ids: [String] { data?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [] }
     var nextCursor: String? { json?["meta"]?["next_cursor"]?.stringValue }
+
+    /// Expects a refusal with `status` whose first error names `path` (both checked, each its own
+    /// expectation, reported at the caller's line).
+    func expectRefused(_ status: Int, at path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(self.status == status, sourceLocation: sourceLocation)
+        #expect(errorPath == path, sourceLocation: sourceLocation)
+    }
 }
 
 /// Sends hand-built raw requests to an emulator, as an HTTP server would hand them over.
@@ -159,35 +167,23 @@ struct TestClient {
 }
 
 /// A product class with a `simple` and a `full` property, and a version-2-only property.
-let productClass: JSONValue = [
-    "name": "Product",
-    "versions": [
-        [
-            "version": 1,
-            "properties": [
-                ["name": "price", "pointer": "/payload/price", "type": "number", "filtering": "simple"],
-                ["name": "title", "pointer": "/payload/title", "type": "string", "filtering": "full"],
-                ["name": "notes", "pointer": "/payload/notes", "type": "string", "filtering": "simple"],
-                ["name": "secret", "pointer": "/payload/secret", "type": "string", "filtering": "none"],
-            ],
-        ],
-        [
-            "version": 2,
-            "properties": [
-                ["name": "price", "pointer": "/payload/price", "type": "number", "filtering": "simple"],
-                ["name": "title", "pointer": "/payload/title", "type": "string", "filtering": "full"],
-                ["name": "secret", "pointer": "/payload/secret", "type": "string", "filtering": "none"],
-            ],
-        ],
-    ],
-]
+let productClass = ClassFixtures.entityClass(
+    "Product",
+    versions: [
+        ClassFixtures.version([
+            ClassFixtures.property("price", "number", filtering: "simple"),
+            ClassFixtures.property("title", "string", filtering: "full"),
+            ClassFixtures.property("notes", "string", filtering: "simple"),
+            ClassFixtures.property("secret", "string", filtering: "none"),
+        ]),
+        ClassFixtures.version(
+            [
+                ClassFixtures.property("price", "number", filtering: "simple"),
+                ClassFixtures.property("title", "string", filtering: "full"),
+                ClassFixtures.property("secret", "string", filtering: "none"),
+            ], number: 2),
+    ])
 
-let employeeClass: JSONValue = [
-    "name": "Employee", "extends": "User",
-    "versions": [
-        [
-            "version": 1,
-            "properties": [["name": "team", "pointer": "/payload/team", "type": "string", "filtering": "full"]],
-        ]
-    ],
-]
+let employeeClass = ClassFixtures.entityClass(
+    "Employee", extends: "User",
+    versions: [ClassFixtures.version([ClassFixtures.property("team", "string", filtering: "full")])])

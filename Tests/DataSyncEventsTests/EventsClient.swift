@@ -1,4 +1,5 @@
 import DataSyncEmulator
+import DataSyncTestSupport
 import EmulatorHTTP
 import Foundation
 import JSONCore
@@ -42,23 +43,9 @@ struct EventsClient: Sendable {
         emulator = try Emulator(configuration: EmulatorConfiguration(classes: classes, clock: clock))
     }
 
-    static func mediaType(_ collection: String) -> String {
-        let resource: String
-        switch collection {
-        case "users": resource = "user"
-        case "channels": resource = "channel"
-        case "entities": resource = "entity"
-        case "memberships": resource = "membership"
-        default: resource = "relationship"
-        }
-        return "application/vnd.pubnub.objects.\(resource)+json;version=1"
-    }
+    static func mediaType(_ collection: String) -> String { WireText.objectMediaType(collection: collection) }
 
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(
-            withAllowedCharacters: CharacterSet(
-                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
-    }
+    static func encode(_ text: String) -> String { WireText.percentEncoded(text) }
 
     func raw(_ method: String, _ target: String, body: [UInt8] = [], contentType: String? = nil) async -> RawReply {
         let headers: [(String, String)] = contentType.map { [("Content-Type", $0)] } ?? []

@@ -7,27 +7,20 @@ import Transport
 
 /// An emulator started in this process on an ephemeral loopback port, with the classes the
 /// suite needs, and a client talking to it over real HTTP through one backend.
-struct IntegrationFixture {
+struct IntegrationFixture: StoppableRig {
     static let classes: JSONValue = [
         "entityClasses": [
-            [
-                "name": "Product",
-                "versions": [
-                    [
-                        "version": 1,
-                        "properties": [
-                            ["name": "price", "pointer": "/payload/price", "type": "number", "filtering": "full"],
-                            ["name": "sku", "pointer": "/payload/sku", "type": "string", "filtering": "simple"],
-                        ],
-                    ]
-                ],
-            ]
+            ClassFixtures.entityClass(
+                "Product",
+                versions: [
+                    ClassFixtures.version([
+                        ClassFixtures.property("price", "number", filtering: "full"),
+                        ClassFixtures.property("sku", "string", filtering: "simple"),
+                    ])
+                ])
         ],
         "relationshipClasses": [
-            [
-                "name": "Bought", "cardinality": "many-to-many", "entityAClass": "User", "entityBClass": "Product",
-                "versions": [["version": 1]],
-            ]
+            ClassFixtures.relationshipClass("Bought", from: "User", to: "Product", cardinality: "many-to-many")
         ],
     ]
 
@@ -62,14 +55,7 @@ func withFixture(
     _ backend: HTTPBackend, startTime: Date = Date(timeIntervalSince1970: 1_780_000_000),
     _ body: (IntegrationFixture) async throws -> Void
 ) async throws {
-    let fixture = try await IntegrationFixture.start(backend, startTime: startTime)
-    do {
-        try await body(fixture)
-    } catch {
-        await fixture.stop()
-        throw error
-    }
-    await fixture.stop()
+    try await IntegrationFixture.start(backend, startTime: startTime).run(body)
 }
 
 /// Expects `body` to fail with a `PubNubError` of `reason` and returns that error.

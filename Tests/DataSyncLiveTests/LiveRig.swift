@@ -23,40 +23,23 @@ struct RigFailure: Error, CustomStringConvertible {
 /// Every write first moves the emulator's clock by a millisecond, so timestamps advance as on the
 /// real service (a stopped clock stamps a delete and a re-creation with the same instant). The
 /// watcher's own clock (reconnection delays, the views' retry backoff) is a manual clock too.
-final class LiveRig: Sendable {
+final class LiveRig: Sendable, StoppableRig {
     static let startTime = Date(timeIntervalSince1970: 1_788_766_495.265_625)
 
     static let classes: JSONValue = [
         "entityClasses": [
-            [
-                "name": "Product", "eventsEnabled": true,
-                "versions": [
-                    ["version": 1, "properties": [["name": "price", "pointer": "/payload/price", "type": "number"]]]
-                ],
-            ],
-            [
-                "name": "Course", "eventsEnabled": true,
-                "versions": [
-                    [
-                        "version": 1,
-                        "properties": [
-                            ["name": "title", "pointer": "/payload/title", "type": "string"],
-                            ["name": "enrolled", "pointer": "/payload/enrolled", "type": "integer"],
-                        ],
-                        "projections": [["name": "stats", "pointers": ["/payload/enrolled"]]],
-                    ]
-                ],
-            ],
+            ClassFixtures.eventedProduct,
+            ClassFixtures.entityClass(
+                "Course", eventsEnabled: true,
+                versions: [
+                    ClassFixtures.version(
+                        [ClassFixtures.property("title", "string"), ClassFixtures.property("enrolled", "integer")],
+                        projections: [(name: "stats", pointers: ["/payload/enrolled"])])
+                ]),
         ],
         "relationshipClasses": [
-            [
-                "name": "Bought", "eventsEnabled": true, "entityAClass": "User", "entityBClass": "Product",
-                "versions": [["version": 1]],
-            ],
-            [
-                "name": "Related", "eventsEnabled": true, "entityAClass": "Product", "entityBClass": "Product",
-                "versions": [["version": 1]],
-            ],
+            ClassFixtures.eventedBought,
+            ClassFixtures.relationshipClass("Related", from: "Product", to: "Product", eventsEnabled: true),
         ],
     ]
 
@@ -145,16 +128,10 @@ func withLiveRig(
     writerToken: String? = nil, watcherToken: String? = nil,
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (LiveRig) async throws -> Void
 ) async throws {
-    let rig = try await LiveRig(
+    try await LiveRig(
         backend, keyset: keyset, pubSub: pubSub, writerToken: writerToken, watcherToken: watcherToken,
-        configure: configure)
-    do {
-        try await body(rig)
-    } catch {
-        await rig.stop()
-        throw error
-    }
-    await rig.stop()
+        configure: configure
+    ).run(body)
 }
 
 /// The watcher's subscribe statuses, with waits that never sleep.

@@ -130,43 +130,28 @@ func record(_ pubnub: PubNub) -> Inbox {
 
 /// An emulator on an ephemeral loopback port with a stopped clock, a client that writes through
 /// DataSync REST and a second client that watches through the subscribe loop, both on one backend.
-final class RealtimeRig {
+final class RealtimeRig: StoppableRig {
     static let startTime = Date(timeIntervalSince1970: 1_788_766_495.265_625)
 
     static let classes: JSONValue = [
         "entityClasses": [
-            [
-                "name": "Employee", "extends": "User", "eventsEnabled": true,
-                "versions": [
-                    ["version": 1, "properties": [["name": "team", "pointer": "/payload/team", "type": "string"]]]
-                ],
-            ],
-            [
-                "name": "Product", "eventsEnabled": true,
-                "versions": [
-                    ["version": 1, "properties": [["name": "price", "pointer": "/payload/price", "type": "number"]]]
-                ],
-            ],
-            [
-                "name": "Course", "eventsEnabled": true,
-                "versions": [
-                    [
-                        "version": 1,
-                        "properties": [
-                            ["name": "title", "pointer": "/payload/title", "type": "string"],
-                            ["name": "enrolled", "pointer": "/payload/enrolled", "type": "integer"],
-                            ["name": "notes", "pointer": "/payload/notes", "type": "string"],
+            ClassFixtures.entityClass(
+                "Employee", extends: "User", eventsEnabled: true,
+                versions: [ClassFixtures.version([ClassFixtures.property("team", "string")])]),
+            ClassFixtures.eventedProduct,
+            ClassFixtures.entityClass(
+                "Course", eventsEnabled: true,
+                versions: [
+                    ClassFixtures.version(
+                        [
+                            ClassFixtures.property("title", "string"), ClassFixtures.property("enrolled", "integer"),
+                            ClassFixtures.property("notes", "string"),
                         ],
-                        "projections": [["name": "stats", "pointers": ["/payload/enrolled"]]],
-                    ]
-                ],
-            ],
+                        projections: [(name: "stats", pointers: ["/payload/enrolled"])])
+                ]),
         ],
         "relationshipClasses": [
-            [
-                "name": "Bought", "eventsEnabled": true, "entityAClass": "User", "entityBClass": "Product",
-                "versions": [["version": 1]],
-            ]
+            ClassFixtures.eventedBought
         ],
     ]
 
@@ -240,14 +225,7 @@ func withRig(
     _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(),
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (RealtimeRig) async throws -> Void
 ) async throws {
-    let rig = try await RealtimeRig(backend, pubSub: pubSub, configure: configure)
-    do {
-        try await body(rig)
-    } catch {
-        await rig.stop()
-        throw error
-    }
-    await rig.stop()
+    try await RealtimeRig(backend, pubSub: pubSub, configure: configure).run(body)
 }
 
 extension PubNubDataSyncEvent {

@@ -56,37 +56,39 @@ struct FaultProxyTests {
         await rig.stop()
     }
 
-    @Test("reset fails the request as a lost connection, and the next one passes once healed")
-    func reset() async throws {
-        let rig = try await Rig.start()
-        rig.proxy.set(.reset)
-        let code = await Self.transportCode { try await rig.time() }
-        #expect(code == .connectionLost || code == .cannotConnect, "got \(String(describing: code))")
-        #expect(rig.proxy.statistics.resets >= 1)
-        rig.proxy.set(.none)
-        #expect(try await rig.time().status == 200)
-        await rig.stop()
+    /// A fault that fails a request outright, what the client must see, and what the proxy must
+    /// have counted.
+    struct FailingFault: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let fault: FaultProxy.Fault
+        var timeout: Duration = .seconds(30)
+        let seen: @Sendable (TransportError.Code?) -> Bool
+        let counted: @Sendable (FaultProxy.Statistics) -> Bool
     }
 
-    @Test("refuse fails new connects with 'cannot connect' and keeps the port for the heal")
-    func refuse() async throws {
-        let rig = try await Rig.start()
-        rig.proxy.set(.refuse)
-        let code = await Self.transportCode { try await rig.time() }
-        #expect(code == .cannotConnect, "got \(String(describing: code))")
-        #expect(rig.proxy.statistics.accepted == 0)
-        rig.proxy.set(.none)
-        #expect(try await rig.time().status == 200)
-        await rig.stop()
-    }
+    static let failingFaults = [
+        FailingFault(
+            testDescription: "reset fails the request as a lost connection", fault: .reset,
+            seen: { $0 == .connectionLost || $0 == .cannotConnect }, counted: { $0.resets >= 1 }),
+        FailingFault(
+            testDescription: "refuse fails new connects with 'cannot connect' and keeps the port for the heal",
+            fault: .refuse, seen: { $0 == .cannotConnect }, counted: { $0.accepted == 0 }),
+        // A cut answer must not arrive as a success.
+        FailingFault(
+            testDescription: "truncate cuts an answer mid-body, which the client reports as a failure",
+            fault: .truncate, seen: { $0 != nil }, counted: { $0.truncated == 1 }),
+        FailingFault(
+            testDescription: "blackhole forwards nothing: the request times out and the server never hears it",
+            fault: .blackhole, timeout: .milliseconds(300), seen: { $0 == .timedOut }, counted: { $0.bytesUp == 0 }),
+    ]
 
-    @Test("truncate cuts an answer mid-body, which the client reports as a failure")
-    func truncate() async throws {
+    @Test("a fault fails the request as it says, and the next one passes once healed", arguments: failingFaults)
+    func failingFault(_ row: FailingFault) async throws {
         let rig = try await Rig.start()
-        rig.proxy.set(.truncate)
-        let code = await Self.transportCode { try await rig.time() }
-        #expect(code != nil, "a cut answer must not arrive as a success")
-        #expect(rig.proxy.statistics.truncated == 1)
+        rig.proxy.set(row.fault)
+        let code = await Self.transportCode { try await rig.time(timeout: row.timeout) }
+        #expect(row.seen(code), "got \(String(describing: code))")
+        #expect(row.counted(rig.proxy.statistics), "\(rig.proxy.statistics)")
         rig.proxy.set(.none)
         #expect(try await rig.time().status == 200)
         await rig.stop()
@@ -101,18 +103,6 @@ struct FaultProxyTests {
         #expect(rig.proxy.statistics.bytesDown == 0)
         rig.proxy.set(.none)
         #expect(try await request.value.status == 200)
-        await rig.stop()
-    }
-
-    @Test("blackhole forwards nothing: the request times out and the server never hears it")
-    func blackhole() async throws {
-        let rig = try await Rig.start()
-        rig.proxy.set(.blackhole)
-        let code = await Self.transportCode { try await rig.time(timeout: .milliseconds(300)) }
-        #expect(code == .timedOut, "got \(String(describing: code))")
-        #expect(rig.proxy.statistics.bytesUp == 0)
-        rig.proxy.set(.none)
-        #expect(try await rig.time().status == 200)
         await rig.stop()
     }
 

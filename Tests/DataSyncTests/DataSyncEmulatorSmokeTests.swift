@@ -151,7 +151,7 @@ struct DataSyncLoopbackTests {
                 publishKey: nil, subscribeKey: "demo", userId: "tester", origin: "127.0.0.1:\(port)",
                 useSecureConnections: false, transport: try backend.transport(), retryPolicy: .none))
         let api = pubnub.dataSync
-        do {
+        try await emulator.run { _ in
             let user = try await api.createUser(classVersion: 1, id: "a/b c", payload: ["name": "Zoë \"Z\" + 50%"])
             #expect(try await api.getUser(id: "a/b c").eTag == user.eTag)
             let (users, _) = try await api.getUsers(filterFast: #"name == "Zoë \"Z\" + 50%""#)
@@ -159,10 +159,6 @@ struct DataSyncLoopbackTests {
             try await api.removeUser(id: "a/b c", ifMatchesEtag: user.eTag)
             let error = try await Fixtures.pubNubError { _ = try await api.getUser(id: "a/b c") }
             #expect(error.reason == .resourceNotFound)
-        } catch {
-            await emulator.stop()
-            throw error
         }
-        await emulator.stop()
     }
 }

@@ -276,11 +276,7 @@ struct AdminRouteTests {
 
     @Test("with access control on, admin calls need the admin secret; the console files do not")
     func secretWithAccessControl() async throws {
-        let configuration = EmulatorConfiguration(
-            startTime: adminStart,
-            pubSub: PubSubConfiguration(keysets: [.protected(publishKey: "pub", subscribeKey: "sub", secretKey: "sec")])
-        )
-        try await withServed(configuration) { served in
+        try await withServed(protectedAdminConfiguration) { served in
             let secret = served.emulator.adminSecret
             #expect(served.emulator.adminSecretRequired)
             #expect(secret.count == 32)

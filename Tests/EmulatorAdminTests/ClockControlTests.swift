@@ -134,11 +134,7 @@ struct ClockControlTests {
 
     @Test("advancing past a token's TTL makes the next request with it 'Token is expired.'")
     func tokenExpiry() async throws {
-        let configuration = EmulatorConfiguration(
-            startTime: adminStart,
-            pubSub: PubSubConfiguration(keysets: [.protected(publishKey: "pub", subscribeKey: "sub", secretKey: "sec")])
-        )
-        try await withServed(configuration) { served in
+        try await withServed(protectedAdminConfiguration) { served in
             let clock = served.emulator.clock
             let server = AccessManagerTestServer(
                 client: try CurlHTTPClient(), host: "127.0.0.1", port: Int(served.port), publishKey: "pub",

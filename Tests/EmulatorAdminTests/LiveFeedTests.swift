@@ -63,9 +63,7 @@ struct LiveFeedTests {
             let cursor = try await served.send("GET", "/_emulator/v1/requests").json?["cursor"]?.intValue ?? -1
             let journal = served.emulator.admin.requestLog.journal
             // A `wait` that never runs out: only the append can end this poll.
-            journal.replaceTimeoutSleep { _ in
-                while !Task.isCancelled { await Task.yield() }
-            }
+            journal.replaceTimeoutSleep { _ in await suspendUntilCancelled() }
             let waiting = Task { try await served.send("GET", "/_emulator/v1/requests?after=\(cursor)&wait=30") }
             // Parked before the request it is waiting for is made.
             #expect(await eventually { journal.waiterCount > 0 })
@@ -73,8 +71,8 @@ struct LiveFeedTests {
             let reply = try await waiting.value
             #expect(reply.json?["requests"]?[0]?["target"] == "/time/0")
             #expect(reply.json?["requests"]?.arrayValue?.count == 1)
-            // Nothing new: it answers empty once `wait` is over.
-            journal.replaceTimeoutSleep { try? await Task.sleep(for: $0) }
+            // Nothing new: it answers empty once `wait` is over (at once: the timeout fires now).
+            journal.replaceTimeoutSleep { _ in }
             let empty = try await served.send("GET", "/_emulator/v1/requests?after=\(cursor + 1)&wait=0.3")
             #expect(empty.json?["requests"] == [])
         }

@@ -4,23 +4,20 @@ import Foundation
 import JSONCore
 import Testing
 
-/// The interpreter with PubNub's Python SDK (10.8.0); CI always sets it.
-private let faultsPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-
-/// The driver script: it queues faults over HTTP itself, with no Swift on the client side.
-private let faultsInteropScript = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/faults_interop.py")
-
 /// PubNub's Python SDK against faults queued over `/_emulator/v1/faults`. Runs when
 /// `PUBNUB_PYTHON` is set and then fails on any disagreement.
-@Suite("Faults over HTTP meet PubNub's Python SDK", .enabled(if: faultsPython != nil), .timeLimit(.minutes(1)))
+@Suite("Faults over HTTP meet PubNub's Python SDK", .enabled(if: PythonInterop.python != nil), .timeLimit(.minutes(1)))
 struct PythonFaultTests {
     @Test("publish 500, here-now 503 and a reset time call fail once, then the SDK's next call succeeds")
     func pythonMeetsFaults() async throws {
-        let python = try #require(faultsPython)
+        let python = try #require(PythonInterop.python)
         try await withServed { served in
             let child = try ChildProcess(
-                executable: python, arguments: [faultsInteropScript.path, "http://127.0.0.1:\(served.port)"])
+                executable: python,
+                arguments: [
+                    // The script queues faults over HTTP itself, with no Swift on the client side.
+                    PythonInterop.script("faults_interop.py").path, "http://127.0.0.1:\(served.port)",
+                ])
             let result = try await child.finish(timeout: .seconds(50))
             let report = "exit \(result.status)\n\(result.standardOutput)\n\(result.standardError)"
             #expect(result.status == 0, "\(report)")

@@ -28,7 +28,7 @@ func http(
 }
 
 /// An emulator served on an ephemeral loopback port for one test; always stopped.
-struct Served {
+struct Served: StoppableRig {
     let emulator: Emulator
     let port: UInt16
 
@@ -53,17 +53,9 @@ struct Served {
     /// POST `{"data": data}` to a DataSync collection of `keyset` with its vendor media type.
     @discardableResult
     func create(_ collection: String, _ data: JSONValue, keyset: String = "demo") async throws -> HTTPReply {
-        let resource: String
-        switch collection {
-        case "users": resource = "user"
-        case "channels": resource = "channel"
-        case "entities": resource = "entity"
-        case "memberships": resource = "membership"
-        default: resource = "relationship"
-        }
         let reply = try await send(
             "POST", "/v1/datasync/subkeys/\(keyset)/\(collection)", json: ["data": data],
-            contentType: "application/vnd.pubnub.objects.\(resource)+json;version=1")
+            contentType: WireText.objectMediaType(collection: collection))
         try #require(reply.status == 201, "creating \(collection): \(reply.text)")
         return reply
     }
@@ -71,17 +63,16 @@ struct Served {
     func stop() async { await emulator.stop() }
 }
 
+/// One keyset `pub`/`sub` with access control on (secret `sec`): admin calls then need the admin
+/// secret, and tokens are checked.
+let protectedAdminConfiguration = EmulatorConfiguration(
+    startTime: adminStart,
+    pubSub: PubSubConfiguration(keysets: [.protected(publishKey: "pub", subscribeKey: "sub", secretKey: "sec")]))
+
 /// Runs `body` against a served emulator and always stops it.
 func withServed(
     _ configuration: EmulatorConfiguration = EmulatorConfiguration(startTime: adminStart),
     _ body: (Served) async throws -> Void
 ) async throws {
-    let served = try await Served.start(configuration)
-    do {
-        try await body(served)
-    } catch {
-        await served.stop()
-        throw error
-    }
-    await served.stop()
+    try await Served.start(configuration).run(body)
 }

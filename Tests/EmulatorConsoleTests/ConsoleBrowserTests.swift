@@ -14,7 +14,7 @@ import Transport
 /// When `CHROMIUM` is set (`.ci/run` sets it) the test must run and pass: a missing or broken
 /// browser is a failure. Without it, the test runs when `/usr/bin/chromium` exists and is skipped
 /// otherwise.
-@Suite("Web console in headless Chromium", .serialized)
+@Suite("Web console in headless Chromium", .serialized, .needsChromium, .timeLimit(.minutes(3)))
 struct ConsoleBrowserTests {
     /// `<package>/.build/test-artifacts/console`, made if needed.
     static func artifacts() throws -> URL {
@@ -35,17 +35,10 @@ struct ConsoleBrowserTests {
         ]
     ]
 
-    @Test(
-        "an object created through the SDK appears in the console's list and live event stream",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("an object created through the SDK appears in the console's list and live event stream")
     func objectAppearsLive() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try Self.artifacts()
         let emulator = try Emulator(configuration: EmulatorConfiguration(seed: Self.seed))
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium.log")
-        ) { base, browser in
+        try await withConsoleBrowser(emulator, log: "chromium.log") { base, browser, artifacts in
             try await drive(emulator: emulator, base: base, browser: browser, artifacts: artifacts)
         }
     }
@@ -131,22 +124,15 @@ struct ConsoleBrowserTests {
         #expect(lateErrors == "[]", "JavaScript errors in the console page")
     }
 
-    @Test(
-        "with access control on, the console needs the admin secret and reads data only with a token",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("with access control on, the console needs the admin secret and reads data only with a token")
     func protectedKeyset() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try Self.artifacts()
         let emulator = try Emulator(
             configuration: EmulatorConfiguration(
                 seed: ["keysets": ["sub": ["users": [["id": "alice"]]]]],
                 pubSub: PubSubConfiguration(keysets: [
                     .protected(publishKey: "pub", subscribeKey: "sub", secretKey: "sec")
                 ])))
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-protected.log")
-        ) { base, browser in
+        try await withConsoleBrowser(emulator, log: "chromium-protected.log") { base, browser, artifacts in
             let page = try await DevToolsPage.connect(port: browser.port)
             try await page.call("Page.enable")
             let console = try #require(await emulator.consoleURL).absoluteString

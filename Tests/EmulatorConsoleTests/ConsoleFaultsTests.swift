@@ -10,19 +10,12 @@ import Transport
 /// names the field), removes one and clears them all.
 ///
 /// Like the other browser tests: it must run and pass when `CHROMIUM` is set.
-@Suite("Console faults panel in headless Chromium", .serialized)
+@Suite("Console faults panel in headless Chromium", .serialized, .needsChromium, .timeLimit(.minutes(3)))
 struct ConsoleFaultsTests {
-    @Test(
-        "the faults panel lists, adds, removes and clears faults",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("the faults panel lists, adds, removes and clears faults")
     func faultsPanel() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
-        let emulator = try Emulator(configuration: EmulatorConfiguration())
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-faults.log")
-        ) { base, browser in
+        let emulator = try Emulator()
+        try await withConsoleBrowser(emulator, log: "chromium-faults.log") { base, browser, artifacts in
             try await drive(emulator: emulator, base: base, browser: browser, artifacts: artifacts)
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// The console's history panel in headless Chromium: a channel's stored messages, newest first,
 /// with their actions, and the list of channels that hold history. Runs like
 /// ``ConsoleBrowserTests`` (required when `CHROMIUM` is set).
-@Suite("Console history panel in headless Chromium", .serialized)
+@Suite("Console history panel in headless Chromium", .serialized, .needsChromium, .timeLimit(.minutes(3)))
 struct ConsoleHistoryTests {
     private func send(_ emulator: Emulator, _ method: String, _ target: String, body: String = "") async -> JSONValue? {
         let response = await emulator.respond(
@@ -15,14 +15,9 @@ struct ConsoleHistoryTests {
         return try? JSONValue(parsing: response.body)
     }
 
-    @Test(
-        "a channel's messages and their actions show in the history panel",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("a channel's messages and their actions show in the history panel")
     func historyPanelShowsMessagesAndActions() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
-        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let emulator = try Emulator()
         _ = await send(emulator, "GET", "/publish/demo/demo/0/lobby/0/%22first%22?uuid=ann")
         let second = await send(emulator, "GET", "/publish/demo/demo/0/lobby/0/%7B%22text%22%3A%22hi%22%7D?uuid=bob")
         let timetoken = try #require(second?[2]?.stringValue)
@@ -30,9 +25,7 @@ struct ConsoleHistoryTests {
             emulator, "POST", "/v1/message-actions/demo/channel/lobby/message/\(timetoken)?uuid=ann",
             body: #"{"type":"reaction","value":"wave"}"#)
         #expect(added?["status"] == 200)
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-history.log")
-        ) { _, browser in
+        try await withConsoleBrowser(emulator, log: "chromium-history.log") { _, browser, _ in
             let page = try await DevToolsPage.openConsole(of: emulator, in: browser, fragment: "#keyset=demo")
             try await page.waitUntil(
                 #"[...document.querySelectorAll('#history-channels button')].some(b => b.textContent === 'lobby')"#,

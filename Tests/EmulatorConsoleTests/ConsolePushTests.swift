@@ -7,16 +7,11 @@ import Testing
 /// The console's push registrations panel in headless Chromium: each registered device with its
 /// gateway, token, APNs2 topic and environment, and channels. Runs like ``ConsoleBrowserTests``
 /// (required when `CHROMIUM` is set).
-@Suite("Console push panel in headless Chromium", .serialized)
+@Suite("Console push panel in headless Chromium", .serialized, .needsChromium, .timeLimit(.minutes(3)))
 struct ConsolePushTests {
-    @Test(
-        "registered devices and their channels show in the push panel",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("registered devices and their channels show in the push panel")
     func pushPanelListsRegistrations() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
-        let emulator = try Emulator(configuration: EmulatorConfiguration())
+        let emulator = try Emulator()
         for target in [
             "/v1/push/sub-key/demo/devices/fcm-1?type=fcm&add=news,alerts",
             "/v2/push/sub-key/demo/devices-apns2/0aff?topic=com.example.app&environment=production&add=orders",
@@ -24,9 +19,7 @@ struct ConsolePushTests {
             let response = await emulator.respond(to: ServerRequest(method: "GET", target: target))
             #expect(response.status == 200)
         }
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-push.log")
-        ) { _, browser in
+        try await withConsoleBrowser(emulator, log: "chromium-push.log") { _, browser, _ in
             let page = try await DevToolsPage.openConsole(of: emulator, in: browser, fragment: "#keyset=demo")
             // The panel loads on demand; the console may still be reading its keysets at first.
             try await page.waitUntil(

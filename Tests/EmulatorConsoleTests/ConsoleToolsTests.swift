@@ -6,7 +6,7 @@ import Testing
 
 /// The console's tool panels in headless Chromium: the class viewer and editor, the publish form
 /// and the token helper. Runs like ``ConsoleBrowserTests`` (required when `CHROMIUM` is set).
-@Suite("Console tool panels in headless Chromium", .serialized)
+@Suite("Console tool panels in headless Chromium", .serialized, .needsChromium, .timeLimit(.minutes(3)))
 struct ConsoleToolsTests {
     private func send(_ emulator: Emulator, _ method: String, _ target: String) async -> (Int, JSONValue?) {
         let response = await emulator.respond(to: ServerRequest(method: method, target: target))
@@ -19,17 +19,10 @@ struct ConsoleToolsTests {
         _ = try await page.evaluate("document.getElementById('\(id)').value = \(quoted)")
     }
 
-    @Test(
-        "the class panel lists, shows, creates, replaces and deletes classes through the class routes",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("the class panel lists, shows, creates, replaces and deletes classes through the class routes")
     func classPanel() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
-        let emulator = try Emulator(configuration: EmulatorConfiguration())
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-classes.log")
-        ) { _, browser in
+        let emulator = try Emulator()
+        try await withConsoleBrowser(emulator, log: "chromium-classes.log") { _, browser, artifacts in
             let page = try await DevToolsPage.openConsole(
                 of: emulator, in: browser, fragment: "#keyset=demo", width: 1400)
             try await page.waitUntil(
@@ -98,17 +91,10 @@ struct ConsoleToolsTests {
         }
     }
 
-    @Test(
-        "the publish form publishes through the publish route with meta, store and ttl, and reports refusals",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("the publish form publishes through the publish route with meta, store and ttl, and reports refusals")
     func publishForm() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
-        let emulator = try Emulator(configuration: EmulatorConfiguration())
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-publish.log")
-        ) { _, browser in
+        let emulator = try Emulator()
+        try await withConsoleBrowser(emulator, log: "chromium-publish.log") { _, browser, artifacts in
             let page = try await DevToolsPage.openConsole(of: emulator, in: browser, fragment: "#keyset=demo")
             // Not JSON: refused in the page, nothing sent.
             try await fill(page, "publish-channel", "lobby")
@@ -152,22 +138,15 @@ struct ConsoleToolsTests {
         }
     }
 
-    @Test(
-        "the token helper mints with the keyset's secret key without showing it, parses, and the token works",
-        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM"),
-        .timeLimit(.minutes(3)))
+    @Test("the token helper mints with the keyset's secret key without showing it, parses, and the token works")
     func tokenHelper() async throws {
-        let executable = try #require(Chromium.executable)
-        let artifacts = try ConsoleBrowserTests.artifacts()
         let secretKey = "sec-c-console-must-never-show"
         let emulator = try Emulator(
             configuration: EmulatorConfiguration(
                 pubSub: PubSubConfiguration(keysets: [
                     .protected(publishKey: "pub", subscribeKey: "sub", secretKey: secretKey)
                 ])))
-        try await withConsoleBrowser(
-            emulator, executable: executable, log: artifacts.appendingPathComponent("chromium-tokens.log")
-        ) { _, browser in
+        try await withConsoleBrowser(emulator, log: "chromium-tokens.log") { _, browser, artifacts in
             let page = try await DevToolsPage.openConsole(
                 of: emulator, in: browser, fragment: "#secret=\(emulator.adminSecret)&keyset=sub", width: 1400)
             // Without a token the publish form shows the service's 403.

@@ -2,6 +2,7 @@ import DataSyncEmulator
 import DataSyncTestSupport
 import Foundation
 import JSONCore
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -217,29 +218,36 @@ struct Chromium {
     }
 }
 
-/// Starts `emulator` and a headless Chromium logging to `artifacts/log`, runs `body` with both,
-/// and always stops the browser and then the emulator, also when `body` or the launch throws.
+extension Trait where Self == ConditionTrait {
+    /// A browser test runs where Chromium is (CI always has it) and must pass there.
+    static var needsChromium: Self {
+        .enabled(if: Chromium.executable != nil, "no Chromium: apt-get install chromium, or set CHROMIUM")
+    }
+}
+
+/// Starts `emulator` and a headless Chromium logging to `log` in the artifacts folder, runs `body`
+/// with both and that folder (for screenshots), and always stops the browser and then the
+/// emulator, also when `body` or the launch throws.
 func withConsoleBrowser(
-    _ emulator: Emulator, executable: String, log: URL,
-    _ body: (_ base: URL, _ browser: Chromium) async throws -> Void
+    _ emulator: Emulator, log: String,
+    _ body: (_ base: URL, _ browser: Chromium, _ artifacts: URL) async throws -> Void
 ) async throws {
+    let executable = try #require(Chromium.executable)
+    let artifacts = try ConsoleBrowserTests.artifacts()
     let base = try await emulator.start()
     let browser: Chromium
     do {
-        browser = try await Chromium.launch(executable, log: log)
+        browser = try await Chromium.launch(executable, log: artifacts.appendingPathComponent(log))
     } catch {
         await emulator.stop()
         throw error
     }
-    do {
-        try await body(base, browser)
-    } catch {
-        await browser.stop()
-        await emulator.stop()
-        throw error
-    }
-    await browser.stop()
-    await emulator.stop()
+    try await runThenStop(
+        { try await body(base, browser, artifacts) },
+        stop: {
+            await browser.stop()
+            await emulator.stop()
+        })
 }
 
 extension DevToolsPage {

@@ -74,14 +74,7 @@ func withServer(
 ) async throws {
     let server = HTTPServer(configuration: configuration, handler: handler)
     try await server.start()
-    do {
-        let port = try #require(server.port)
-        try await body(server, port)
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
+    try await runThenStop({ try await body(server, try #require(server.port)) }, stop: { await server.stop() })
 }
 
 /// Collects a handler's events and lets a test wait (without sleeping) until enough have arrived.

@@ -27,13 +27,7 @@ private func withServer(
 ) async throws {
     let server = HTTPServer(configuration: configuration, handler: HTTPTestingHandler(observer: observer))
     try await server.start()
-    do {
-        try await body(server, try #require(server.port))
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
+    try await runThenStop({ try await body(server, try #require(server.port)) }, stop: { await server.stop() })
 }
 
 /// Issue 18, point 3: over the connection limit a client is answered at once (idle connections

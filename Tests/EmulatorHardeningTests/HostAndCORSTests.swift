@@ -26,13 +26,7 @@ private func withServing(
     let emulator = try Emulator(configuration: configuration)
     let url = try await emulator.start(host: host)
     let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
-    do {
-        try await body(emulator, port)
-    } catch {
-        await emulator.stop()
-        throw error
-    }
-    await emulator.stop()
+    try await emulator.run { try await body($0, port) }
 }
 
 /// Issue 35, item 5: a page on another site whose DNS name is rebound to 127.0.0.1 cannot use

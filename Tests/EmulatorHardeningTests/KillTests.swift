@@ -120,10 +120,16 @@ struct KillTests {
                 }
                 thread.start()
             }
-            try await Task.sleep(for: .milliseconds(600 + 300 * round))
+            // The kill comes once the clients are well into their writes, later in each round: a
+            // point in the work, not an amount of time (a loaded machine only makes it later).
+            let target = 10 * (round + 1) * clients
+            _ = await eventually {
+                finished.withLock { $0 } == clients
+                    || progress.withLock { $0.reduce(0) { $0 + $1.created.count } } >= target
+            }
             let inFlight = progress.withLock { $0.reduce(0) { $0 + $1.created.count } }
             #expect(try await emulator.stopped(signal: SIGKILL) == .killed(SIGKILL))
-            while finished.withLock({ $0 }) < clients { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(await eventually { finished.withLock { $0 } == clients })
             if inFlight > 0 { killsWithWritesInFlight += 1 }
             for (number, state) in progress.withLock({ $0 }).enumerated() {
                 acknowledged += state.created

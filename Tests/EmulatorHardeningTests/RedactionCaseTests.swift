@@ -24,19 +24,14 @@ struct RedactionCaseTests {
         let emulator = try Emulator()
         let url = try await emulator.start(requestLog: { line in lines.withLock { $0.append(line) } })
         let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
-        let reply: RawHTTPResponse
-        do {
-            reply = try await onThread {
+        let reply = try await emulator.run { _ in
+            try await onThread {
                 let connection = try RawSocket(port: port)
                 defer { connection.close() }
                 for target in Self.targets { _ = try connection.request("GET", target) }
                 return try connection.request("GET", "/_emulator/v1/requests")
             }
-        } catch {
-            await emulator.stop()
-            throw error
         }
-        await emulator.stop()
         #expect(reply.status == 200)
         let json = try JSONValue(parsing: reply.body)
         let logged = try #require(json["requests"]?.arrayValue).compactMap { $0["target"]?.stringValue }

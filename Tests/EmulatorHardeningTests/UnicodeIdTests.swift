@@ -18,14 +18,7 @@ struct UnicodeIdTests {
     private func withEmulator<T: Sendable>(_ body: @escaping @Sendable (RawSocket) throws -> T) async throws -> T {
         let emulator = try Emulator()
         let port = try #require(try await emulator.start().port.map(UInt16.init))
-        do {
-            let result = try await onThread { try body(try RawSocket(port: port)) }
-            await emulator.stop()
-            return result
-        } catch {
-            await emulator.stop()
-            throw error
-        }
+        return try await emulator.run { _ in try await onThread { try body(try RawSocket(port: port)) } }
     }
 
     private static func create(

@@ -57,248 +57,248 @@ struct FileSharingEndToEndTests {
 
     @Test(arguments: HTTPBackend.allCases)
     func sendListDownloadAndDelete(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(backend)
-        let sent = try await pubnub.sendFile(
-            channel: "room", name: "notes.txt", data: Self.content, contentType: "text/plain",
-            message: ["text": "my notes"])
-        #expect(sent.file.name == "notes.txt" && !sent.file.id.isEmpty)
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(backend)
+            let sent = try await pubnub.sendFile(
+                channel: "room", name: "notes.txt", data: Self.content, contentType: "text/plain",
+                message: ["text": "my notes"])
+            #expect(sent.file.name == "notes.txt" && !sent.file.id.isEmpty)
 
-        let page = try await pubnub.listFiles(channel: "room")
-        #expect(page.files.map(\.reference) == [sent.file])
-        #expect(page.files.first?.size == Self.content.count)
-        #expect(page.next == nil)
+            let page = try await pubnub.listFiles(channel: "room")
+            #expect(page.files.map(\.reference) == [sent.file])
+            #expect(page.files.first?.size == Self.content.count)
+            #expect(page.next == nil)
 
-        let url = try await pubnub.fileURL(channel: "room", file: sent.file)
-        #expect(url.hasPrefix("http://127.0.0.1:\(rig.port)/_files/download/"))
-        let downloaded = try await pubnub.downloadFile(channel: "room", file: sent.file)
-        #expect(downloaded.data == Self.content)
-        #expect(downloaded.contentType == "text/plain")
+            let url = try await pubnub.fileURL(channel: "room", file: sent.file)
+            #expect(url.hasPrefix("http://127.0.0.1:\(rig.port)/_files/download/"))
+            let downloaded = try await pubnub.downloadFile(channel: "room", file: sent.file)
+            #expect(downloaded.data == Self.content)
+            #expect(downloaded.contentType == "text/plain")
 
-        let stored = try #require(
-            try await pubnub.fetchMessages(from: ["room"], includeMessageType: true).channels["room"])
-        #expect(stored.count == 1)
-        #expect(stored.first?.timetoken == sent.timetoken && stored.first?.messageType == 4)
-        #expect(stored.first?.message["file"] == ["id": .string(sent.file.id), "name": "notes.txt"])
-        #expect(stored.first?.message["message"] == ["text": "my notes"])
+            let stored = try #require(
+                try await pubnub.fetchMessages(from: ["room"], includeMessageType: true).channels["room"])
+            #expect(stored.count == 1)
+            #expect(stored.first?.timetoken == sent.timetoken && stored.first?.messageType == 4)
+            #expect(stored.first?.message["file"] == ["id": .string(sent.file.id), "name": "notes.txt"])
+            #expect(stored.first?.message["message"] == ["text": "my notes"])
 
-        try await pubnub.deleteFile(channel: "room", file: sent.file)
-        #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
-        do {
-            _ = try await pubnub.downloadFile(channel: "room", file: sent.file)
-            Issue.record("a deleted file was downloaded")
-        } catch {
-            #expect(error.pubNubError?.reason == .resourceNotFound)
+            try await pubnub.deleteFile(channel: "room", file: sent.file)
+            #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
+            do {
+                _ = try await pubnub.downloadFile(channel: "room", file: sent.file)
+                Issue.record("a deleted file was downloaded")
+            } catch {
+                #expect(error.pubNubError?.reason == .resourceNotFound)
+            }
         }
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func listPagesThroughEveryFile(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(backend)
-        var sent: [PubNubFileReference] = []
-        for index in 0..<5 {
-            sent.append(try await pubnub.sendFile(channel: "room", name: "f\(index)", data: [UInt8(index)]).file)
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(backend)
+            var sent: [PubNubFileReference] = []
+            for index in 0..<5 {
+                sent.append(try await pubnub.sendFile(channel: "room", name: "f\(index)", data: [UInt8(index)]).file)
+            }
+            var listed: [PubNubFileReference] = []
+            var next: String?
+            repeat {
+                let page = try await pubnub.listFiles(channel: "room", limit: 2, next: next)
+                #expect(page.files.count <= 2)
+                listed += page.files.map(\.reference)
+                next = page.next
+            } while next != nil
+            #expect(listed == sent)
         }
-        var listed: [PubNubFileReference] = []
-        var next: String?
-        repeat {
-            let page = try await pubnub.listFiles(channel: "room", limit: 2, next: next)
-            #expect(page.files.count <= 2)
-            listed += page.files.map(\.reference)
-            next = page.next
-        } while next != nil
-        #expect(listed == sent)
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func encryptedFilesAreStoredEncryptedAndDownloadDecrypted(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        for module in [
-            try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma"),
-            try CryptoModule.legacyCryptoModule(cipherKey: "enigma"),
-        ] {
-            let pubnub = try rig.client(backend, crypto: module)
-            let sent = try await pubnub.sendFile(channel: "secret", name: "s.bin", data: Self.content)
-            #expect(try await pubnub.downloadFile(channel: "secret", file: sent.file).data == Self.content)
-            // What storage holds is the module's ciphertext of the file.
-            let plain = try rig.client(backend)
-            let raw = try await plain.downloadFile(channel: "secret", file: sent.file).data
-            #expect(raw != Self.content)
-            #expect(try module.decrypt(raw) == Self.content)
-            // The file message is encrypted too; history decrypts it.
-            let stored = try await pubnub.fetchMessages(from: ["secret"]).channels["secret"]?.last
-            #expect(stored?.decryptionError == nil)
-            #expect(stored?.message["file"]?["id"] == .string(sent.file.id))
-            // Without the key the download fails as a decryption failure, not silently.
-            let other = try rig.client(backend, crypto: try CryptoModule.aesCbcCryptoModule(cipherKey: "other"))
-            do {
-                _ = try await other.downloadFile(channel: "secret", file: sent.file)
-                Issue.record("a file decrypted with the wrong key")
-            } catch {
-                #expect(error.pubNubError?.reason.rawValue == "decryptionFailed")
+        try await FileRig.start().run { rig in
+            for module in [
+                try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma"),
+                try CryptoModule.legacyCryptoModule(cipherKey: "enigma"),
+            ] {
+                let pubnub = try rig.client(backend, crypto: module)
+                let sent = try await pubnub.sendFile(channel: "secret", name: "s.bin", data: Self.content)
+                #expect(try await pubnub.downloadFile(channel: "secret", file: sent.file).data == Self.content)
+                // What storage holds is the module's ciphertext of the file.
+                let plain = try rig.client(backend)
+                let raw = try await plain.downloadFile(channel: "secret", file: sent.file).data
+                #expect(raw != Self.content)
+                #expect(try module.decrypt(raw) == Self.content)
+                // The file message is encrypted too; history decrypts it.
+                let stored = try await pubnub.fetchMessages(from: ["secret"]).channels["secret"]?.last
+                #expect(stored?.decryptionError == nil)
+                #expect(stored?.message["file"]?["id"] == .string(sent.file.id))
+                // Without the key the download fails as a decryption failure, not silently.
+                let other = try rig.client(backend, crypto: try CryptoModule.aesCbcCryptoModule(cipherKey: "other"))
+                do {
+                    _ = try await other.downloadFile(channel: "secret", file: sent.file)
+                    Issue.record("a file decrypted with the wrong key")
+                } catch {
+                    #expect(error.pubNubError?.reason.rawValue == "decryptionFailed")
+                }
             }
         }
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func onlyThePublishIsRetriedAfterAnUpload(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let flaky = FlakyPublishTransport(base: try backend.makeClient(), failures: 2)
-        let pubnub = try rig.client(backend, transport: flaky)
-        let sent = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
-        #expect(flaky.uploads == 1)
-        #expect(flaky.publishes == 3)
-        #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [sent.file])
+        try await FileRig.start().run { rig in
+            let flaky = FlakyPublishTransport(base: try backend.makeClient(), failures: 2)
+            let pubnub = try rig.client(backend, transport: flaky)
+            let sent = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
+            #expect(flaky.uploads == 1)
+            #expect(flaky.publishes == 3)
+            #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [sent.file])
+        }
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func announcementsAreRetriedThroughServiceFaults(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let entry = rig.emulator.addFault(
-            FaultRule(
-                .status(503, body: nil), family: .files, pathPrefix: "/v1/files/publish-file/",
-                channel: "room", count: 2))
-        let pubnub = try rig.client(backend)
-        let sent = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
-        #expect(!rig.emulator.faultEntries.contains { $0.id == entry.id })
-        #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [sent.file])
-        #expect(try await pubnub.fetchMessages(from: ["room"]).channels["room"]?.count == 1)
+        try await FileRig.start().run { rig in
+            let entry = rig.emulator.addFault(
+                FaultRule(
+                    .status(503, body: nil), family: .files, pathPrefix: "/v1/files/publish-file/",
+                    channel: "room", count: 2))
+            let pubnub = try rig.client(backend)
+            let sent = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
+            #expect(!rig.emulator.faultEntries.contains { $0.id == entry.id })
+            #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [sent.file])
+            #expect(try await pubnub.fetchMessages(from: ["room"]).channels["room"]?.count == 1)
+        }
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func aFailedAnnouncementNamesTheUploadedFile(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let flaky = FlakyPublishTransport(base: try backend.makeClient(), failures: 1000)
-        let pubnub = try rig.client(backend, transport: flaky)
-        do {
-            _ = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
-            Issue.record("the send succeeded although every publish failed")
-        } catch {
-            #expect(flaky.uploads == 1)
-            #expect(flaky.publishes > 1)
-            #expect(error.error.reason == .serviceUnavailable)
-            let stored = try #require(error.uploadedFile)
-            #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [stored])
-            // Announced later, without uploading again.
-            let direct = try rig.client(backend)
-            let timetoken = try await direct.publishFileMessage(channel: "room", file: stored)
-            #expect(try await direct.fetchMessages(from: ["room"]).channels["room"]?.first?.timetoken == timetoken)
+        try await FileRig.start().run { rig in
+            let flaky = FlakyPublishTransport(base: try backend.makeClient(), failures: 1000)
+            let pubnub = try rig.client(backend, transport: flaky)
+            do throws(PubNubSendFileError) {
+                _ = try await pubnub.sendFile(channel: "room", name: "a.txt", data: Self.content)
+                Issue.record("the send succeeded although every publish failed")
+            } catch {
+                #expect(flaky.uploads == 1)
+                #expect(flaky.publishes > 1)
+                #expect(error.error.reason == .serviceUnavailable)
+                let stored = try #require(error.uploadedFile)
+                #expect(try await pubnub.listFiles(channel: "room").files.map(\.reference) == [stored])
+                // Announced later, without uploading again.
+                let direct = try rig.client(backend)
+                let timetoken = try await direct.publishFileMessage(channel: "room", file: stored)
+                #expect(try await direct.fetchMessages(from: ["room"]).channels["room"]?.first?.timetoken == timetoken)
+            }
         }
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: HTTPBackend.allCases)
     func theSubscribeLoopDeliversTheFileEvent(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(backend)
-        let listener = try rig.client(backend, userId: "listener")
-        let sent = try await pubnub.sendFile(
-            channel: "room", name: "a.txt", data: Self.content, message: "look",
-            options: PubNubFileMessageOptions(meta: ["k": 1], customMessageType: "file-share"))
-        let events = listener.fileEvents()
-        listener.subscribe(to: ["room"], at: sent.timetoken - 1)
-        defer { listener.unsubscribeAll() }
-        var received: PubNubFileEvent?
-        for await event in events {
-            received = event
-            break
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(backend)
+            let listener = try rig.client(backend, userId: "listener")
+            let sent = try await pubnub.sendFile(
+                channel: "room", name: "a.txt", data: Self.content, message: "look",
+                options: PubNubFileMessageOptions(meta: ["k": 1], customMessageType: "file-share"))
+            let events = listener.fileEvents()
+            listener.subscribe(to: ["room"], at: sent.timetoken - 1)
+            defer { listener.unsubscribeAll() }
+            var received: PubNubFileEvent?
+            for await event in events {
+                received = event
+                break
+            }
+            let event = try #require(received)
+            #expect(event.fileId == sent.file.id && event.fileName == sent.file.name)
+            #expect(event.timetoken == sent.timetoken)
+            #expect(event.message == "look")
+            #expect(event.publisher == "alice")
+            #expect(event.customMessageType == "file-share")
         }
-        let event = try #require(received)
-        #expect(event.fileId == sent.file.id && event.fileName == sent.file.name)
-        #expect(event.timetoken == sent.timetoken)
-        #expect(event.message == "look")
-        #expect(event.publisher == "alice")
-        #expect(event.customMessageType == "file-share")
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func accessControlNeedsWriteToSendReadToListAndDownloadAndDeleteToDelete(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let server = try rig.server(backend)
-        let writer = try rig.client(
-            backend, keyset: FileRig.protected,
-            token: try await server.grantToken(ttlMinutes: 5, resources: ["channels": ["room": 2]]))
-        let sent = try await writer.sendFile(channel: "room", name: "a.txt", data: Self.content)
-        let refused: [() async throws -> Void] = [
-            { _ = try await writer.listFiles(channel: "room") },
-            { _ = try await writer.downloadFile(channel: "room", file: sent.file) },
-            { try await writer.deleteFile(channel: "room", file: sent.file) },
-        ]
-        for call in refused {
-            do {
-                try await call()
-                Issue.record("a file call was allowed without its permission")
-            } catch {
-                #expect(error.pubNubError?.reason == .forbidden)
+        try await FileRig.start().run { rig in
+            let server = try rig.server(backend)
+            let writer = try rig.client(
+                backend, keyset: FileRig.protected,
+                token: try await server.grantToken(ttlMinutes: 5, resources: ["channels": ["room": 2]]))
+            let sent = try await writer.sendFile(channel: "room", name: "a.txt", data: Self.content)
+            let refused: [() async throws -> Void] = [
+                { _ = try await writer.listFiles(channel: "room") },
+                { _ = try await writer.downloadFile(channel: "room", file: sent.file) },
+                { try await writer.deleteFile(channel: "room", file: sent.file) },
+            ]
+            for call in refused {
+                do {
+                    try await call()
+                    Issue.record("a file call was allowed without its permission")
+                } catch {
+                    #expect(error.pubNubError?.reason == .forbidden)
+                }
             }
+            let reader = try rig.client(
+                backend, keyset: FileRig.protected,
+                token: try await server.grantToken(ttlMinutes: 5, resources: ["channels": ["room": 1 | 8]]))
+            do throws(PubNubSendFileError) {
+                _ = try await reader.sendFile(channel: "room", name: "b.txt", data: Self.content)
+                Issue.record("a send was allowed without write access")
+            } catch {
+                #expect(error.error.reason == .forbidden && error.uploadedFile == nil)
+                #expect((error as any Error).pubNubError?.reason == .forbidden)
+            }
+            #expect(try await reader.listFiles(channel: "room").files.map(\.reference) == [sent.file])
+            #expect(try await reader.downloadFile(channel: "room", file: sent.file).data == Self.content)
+            try await reader.deleteFile(channel: "room", file: sent.file)
+            #expect(try await reader.listFiles(channel: "room").files.isEmpty)
         }
-        let reader = try rig.client(
-            backend, keyset: FileRig.protected,
-            token: try await server.grantToken(ttlMinutes: 5, resources: ["channels": ["room": 1 | 8]]))
-        do {
-            _ = try await reader.sendFile(channel: "room", name: "b.txt", data: Self.content)
-            Issue.record("a send was allowed without write access")
-        } catch {
-            #expect(error.error.reason == .forbidden && error.uploadedFile == nil)
-            #expect((error as any Error).pubNubError?.reason == .forbidden)
-        }
-        #expect(try await reader.listFiles(channel: "room").files.map(\.reference) == [sent.file])
-        #expect(try await reader.downloadFile(channel: "room", file: sent.file).data == Self.content)
-        try await reader.deleteFile(channel: "room", file: sent.file)
-        #expect(try await reader.listFiles(channel: "room").files.isEmpty)
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func completionFormsDeliverTheSameResults(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(backend)
-        let sent = try await withCheckedThrowingContinuation { continuation in
-            pubnub.sendFile(channel: "room", name: "c.txt", data: Self.content) { continuation.resume(with: $0) }
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(backend)
+            let sent = try await withCheckedThrowingContinuation { continuation in
+                pubnub.sendFile(channel: "room", name: "c.txt", data: Self.content) { continuation.resume(with: $0) }
+            }
+            let page = try await withCheckedThrowingContinuation { continuation in
+                pubnub.listFiles(channel: "room") { continuation.resume(with: $0) }
+            }
+            #expect(page.files.map(\.reference) == [sent.file])
+            let downloaded = try await withCheckedThrowingContinuation { continuation in
+                pubnub.downloadFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
+            }
+            #expect(downloaded.data == Self.content)
+            let failure = await withCheckedContinuation { continuation in
+                pubnub.sendFile(channel: "", name: "c.txt", data: Self.content) { continuation.resume(returning: $0) }
+            }
+            #expect((try? failure.get()) == nil)
+            if case .failure(let error) = failure {
+                #expect(error is PubNubSendFileError)
+                #expect(error.pubNubError?.reason == .missingRequiredParameter)
+            }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                pubnub.deleteFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
+            }
+            #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
         }
-        let page = try await withCheckedThrowingContinuation { continuation in
-            pubnub.listFiles(channel: "room") { continuation.resume(with: $0) }
-        }
-        #expect(page.files.map(\.reference) == [sent.file])
-        let downloaded = try await withCheckedThrowingContinuation { continuation in
-            pubnub.downloadFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
-        }
-        #expect(downloaded.data == Self.content)
-        let failure = await withCheckedContinuation { continuation in
-            pubnub.sendFile(channel: "", name: "c.txt", data: Self.content) { continuation.resume(returning: $0) }
-        }
-        #expect((try? failure.get()) == nil)
-        if case .failure(let error) = failure {
-            #expect(error is PubNubSendFileError)
-            #expect(error.pubNubError?.reason == .missingRequiredParameter)
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            pubnub.deleteFile(channel: "room", file: sent.file) { continuation.resume(with: $0) }
-        }
-        #expect(try await pubnub.listFiles(channel: "room").files.isEmpty)
     }
 
     @Test(arguments: HTTPBackend.allCases)
     func fiveMebibytesIsTheLargestFile(_ backend: HTTPBackend) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(backend)
-        let largest = (0..<5 * 1024 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let sent = try await pubnub.sendFile(channel: "room", name: "big.bin", data: largest)
-        #expect(try await pubnub.downloadFile(channel: "room", file: sent.file).data == largest)
-        do {
-            _ = try await pubnub.sendFile(channel: "room", name: "bigger.bin", data: largest + [0])
-            Issue.record("a file over 5 MiB was stored")
-        } catch {
-            #expect(error.error.reason == .payloadTooLarge && error.uploadedFile == nil)
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(backend)
+            let largest = (0..<5 * 1024 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let sent = try await pubnub.sendFile(channel: "room", name: "big.bin", data: largest)
+            #expect(try await pubnub.downloadFile(channel: "room", file: sent.file).data == largest)
+            do throws(PubNubSendFileError) {
+                _ = try await pubnub.sendFile(channel: "room", name: "bigger.bin", data: largest + [0])
+                Issue.record("a file over 5 MiB was stored")
+            } catch {
+                #expect(error.error.reason == .payloadTooLarge && error.uploadedFile == nil)
+            }
         }
     }
 

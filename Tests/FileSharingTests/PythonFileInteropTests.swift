@@ -6,16 +6,10 @@ import MessagePersistence
 import PubNubCrypto
 import Testing
 
-/// `Tests/Interop/files_interop.py`, next to the other interop scripts.
-let filesInteropScript = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/files_interop.py")
-
-let filesPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-
 /// What PubNub's Python SDK sends through the emulator this SDK downloads, and the other way round,
 /// plain and encrypted with either cryptor. Runs when `PUBNUB_PYTHON` is set (CI always sets it).
 @Suite(
-    "Files interop with the Python SDK", .enabled(if: filesPython != nil, "PUBNUB_PYTHON is not set"),
+    "Files interop with the Python SDK", .enabled(if: PythonInterop.python != nil, "PUBNUB_PYTHON is not set"),
     .timeLimit(.minutes(2)))
 struct PythonFileInteropTests {
     /// The bytes the script sends and expects: 0...255, then text that looks like a boundary.
@@ -32,16 +26,11 @@ struct PythonFileInteropTests {
         }
     }
 
-    /// Runs the script and returns its one JSON line.
+    /// Runs `Tests/Interop/files_interop.py` and returns its JSON report.
     private func python(_ arguments: [String], _ rig: KeysetRig) async throws -> JSONValue {
-        let python = try #require(filesPython)
-        let all =
-            [filesInteropScript.path, arguments[0], "http://127.0.0.1:\(rig.port)", "demo", "demo"]
-            + arguments.dropFirst()
-        let result = try await ChildProcess(executable: python, arguments: all).finish(timeout: .seconds(60))
-        try #require(result.status == 0, "\(result)")
-        let line = try #require(result.standardOutput.split(separator: "\n").last { $0.hasPrefix("{") })
-        return try JSONValue(parsing: Array(line.utf8))
+        try await PythonInterop.report(
+            of: "files_interop.py",
+            [arguments[0], "http://127.0.0.1:\(rig.port)", "demo", "demo"] + arguments.dropFirst())
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
@@ -50,31 +39,31 @@ struct PythonFileInteropTests {
 
     @Test(arguments: cryptos)
     func pythonDownloadsWhatSwiftSent(crypto: String) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let pubnub = try rig.client(.curl, userId: "swift-files", crypto: try module(crypto))
-        let sent = try await pubnub.sendFile(channel: "interop", name: "from-swift.bin", data: Self.content)
-        let read = try await python(["download", "interop", crypto, sent.file.id, sent.file.name], rig)
-        #expect(read["hex"]?.stringValue == Self.hex(Self.content))
-        #expect(read["files"] == [["id": .string(sent.file.id), "name": "from-swift.bin"]])
+        try await FileRig.start().run { rig in
+            let pubnub = try rig.client(.curl, userId: "swift-files", crypto: try module(crypto))
+            let sent = try await pubnub.sendFile(channel: "interop", name: "from-swift.bin", data: Self.content)
+            let read = try await python(["download", "interop", crypto, sent.file.id, sent.file.name], rig)
+            #expect(read["hex"]?.stringValue == Self.hex(Self.content))
+            #expect(read["files"] == [["id": .string(sent.file.id), "name": "from-swift.bin"]])
+        }
     }
 
     @Test(arguments: cryptos)
     func swiftDownloadsWhatPythonSent(crypto: String) async throws {
-        let rig = try await FileRig.start()
-        defer { Task { await rig.stop() } }
-        let written = try await python(["send", "interop", crypto], rig)
-        let file = PubNubFileReference(
-            id: try #require(written["id"]?.stringValue), name: try #require(written["name"]?.stringValue))
-        let pubnub = try rig.client(.urlSession, userId: "swift-files", crypto: try module(crypto))
-        #expect(try await pubnub.downloadFile(channel: "interop", file: file).data == Self.content)
-        #expect(try await pubnub.listFiles(channel: "interop").files.map(\.reference) == [file])
-        let stored = try #require(
-            try await pubnub.fetchMessages(from: ["interop"], includeMessageType: true).channels["interop"]?.first)
-        #expect(stored.decryptionError == nil)
-        #expect(stored.messageType == 4)
-        #expect(stored.timetoken == written["timetoken"]?.stringValue.flatMap(Timetoken.init))
-        #expect(stored.message["file"] == ["id": .string(file.id), "name": .string(file.name)])
-        #expect(stored.message["message"] == ["from": "python"])
+        try await FileRig.start().run { rig in
+            let written = try await python(["send", "interop", crypto], rig)
+            let file = PubNubFileReference(
+                id: try #require(written["id"]?.stringValue), name: try #require(written["name"]?.stringValue))
+            let pubnub = try rig.client(.urlSession, userId: "swift-files", crypto: try module(crypto))
+            #expect(try await pubnub.downloadFile(channel: "interop", file: file).data == Self.content)
+            #expect(try await pubnub.listFiles(channel: "interop").files.map(\.reference) == [file])
+            let stored = try #require(
+                try await pubnub.fetchMessages(from: ["interop"], includeMessageType: true).channels["interop"]?.first)
+            #expect(stored.decryptionError == nil)
+            #expect(stored.messageType == 4)
+            #expect(stored.timetoken == written["timetoken"]?.stringValue.flatMap(Timetoken.init))
+            #expect(stored.message["file"] == ["id": .string(file.id), "name": .string(file.name)])
+            #expect(stored.message["message"] == ["from": "python"])
+        }
     }
 }

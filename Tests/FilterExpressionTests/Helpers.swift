@@ -1,9 +1,23 @@
 import DataSyncTestSupport
 import FilterExpression
+import Testing
 
 /// A condition node, for writing expected trees compactly.
 func cond(_ property: String, _ op: FilterOperator = .equal, _ value: FilterValue = 1) -> FilterNode {
     .condition(FilterCondition(property: property, op: op, value: value))
+}
+
+/// An expression that must fail, with the error code and the 1-based column it must report.
+struct FilterErrorCase: Sendable, CustomTestStringConvertible {
+    var source: String
+    var code: FilterError.Code
+    var column: Int
+    var testDescription: String { source }
+    init(_ source: String, _ code: FilterError.Code, _ column: Int) {
+        self.source = source
+        self.code = code
+        self.column = column
+    }
 }
 
 /// The schema the validator tests use: class `Product` with two versions.

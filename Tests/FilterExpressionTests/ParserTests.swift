@@ -90,53 +90,41 @@ import Testing
         #expect(parsed.root.conditions.map(\.property) == ["price", "name", "stock"])
     }
 
-    struct SyntaxErrorCase: Sendable, CustomTestStringConvertible {
-        var source: String
-        var code: FilterError.Code
-        var column: Int
-        var testDescription: String { source }
-        init(_ source: String, _ code: FilterError.Code, _ column: Int) {
-            self.source = source
-            self.code = code
-            self.column = column
-        }
-    }
-
-    static let syntaxErrors: [SyntaxErrorCase] = [
-        SyntaxErrorCase("", .emptyExpression, 1),
-        SyntaxErrorCase("   ", .emptyExpression, 4),
-        SyntaxErrorCase("price <", .expectedValue, 8),
-        SyntaxErrorCase("price", .expectedOperator, 6),
-        SyntaxErrorCase("price 100", .expectedOperator, 7),
-        SyntaxErrorCase("price && stock > 1", .expectedOperator, 7),
-        SyntaxErrorCase("< 100", .expectedProperty, 1),
-        SyntaxErrorCase("100 > price", .expectedProperty, 1),
-        SyntaxErrorCase(#""x" == name"#, .expectedProperty, 1),
-        SyntaxErrorCase("price < 100 &&", .expectedProperty, 15),
-        SyntaxErrorCase("price < 100 || || stock > 0", .expectedProperty, 16),
-        SyntaxErrorCase("price < 100 stock > 0", .unexpectedToken, 13),
-        SyntaxErrorCase("(price < 100", .expectedClosingParenthesis, 13),
-        SyntaxErrorCase("((price < 100)", .expectedClosingParenthesis, 15),
-        SyntaxErrorCase("price < 100)", .unexpectedToken, 12),
-        SyntaxErrorCase("(price < 100 stock", .unexpectedToken, 14),
-        SyntaxErrorCase("status == active", .expectedValue, 11),
-        SyntaxErrorCase("price < < 1", .expectedValue, 9),
-        SyntaxErrorCase("price < (1)", .expectedValue, 9),
-        SyntaxErrorCase("name LIKE", .expectedValue, 10),
-        SyntaxErrorCase("()", .expectedProperty, 2),
-        SyntaxErrorCase("!", .expectedProperty, 2),
-        SyntaxErrorCase("!()", .expectedProperty, 3),
-        SyntaxErrorCase("like == 1", .expectedProperty, 1),
-        SyntaxErrorCase("null == 1", .expectedProperty, 1),
-        SyntaxErrorCase("a == 1 && && b == 1", .expectedProperty, 11),
-        SyntaxErrorCase(")", .expectedProperty, 1),
-        SyntaxErrorCase("a == 1 b", .unexpectedToken, 8),
-        SyntaxErrorCase("a == 1 (b == 1)", .unexpectedToken, 8),
-        SyntaxErrorCase("a == 'x' 'y'", .unexpectedToken, 10),
+    static let syntaxErrors: [FilterErrorCase] = [
+        FilterErrorCase("", .emptyExpression, 1),
+        FilterErrorCase("   ", .emptyExpression, 4),
+        FilterErrorCase("price <", .expectedValue, 8),
+        FilterErrorCase("price", .expectedOperator, 6),
+        FilterErrorCase("price 100", .expectedOperator, 7),
+        FilterErrorCase("price && stock > 1", .expectedOperator, 7),
+        FilterErrorCase("< 100", .expectedProperty, 1),
+        FilterErrorCase("100 > price", .expectedProperty, 1),
+        FilterErrorCase(#""x" == name"#, .expectedProperty, 1),
+        FilterErrorCase("price < 100 &&", .expectedProperty, 15),
+        FilterErrorCase("price < 100 || || stock > 0", .expectedProperty, 16),
+        FilterErrorCase("price < 100 stock > 0", .unexpectedToken, 13),
+        FilterErrorCase("(price < 100", .expectedClosingParenthesis, 13),
+        FilterErrorCase("((price < 100)", .expectedClosingParenthesis, 15),
+        FilterErrorCase("price < 100)", .unexpectedToken, 12),
+        FilterErrorCase("(price < 100 stock", .unexpectedToken, 14),
+        FilterErrorCase("status == active", .expectedValue, 11),
+        FilterErrorCase("price < < 1", .expectedValue, 9),
+        FilterErrorCase("price < (1)", .expectedValue, 9),
+        FilterErrorCase("name LIKE", .expectedValue, 10),
+        FilterErrorCase("()", .expectedProperty, 2),
+        FilterErrorCase("!", .expectedProperty, 2),
+        FilterErrorCase("!()", .expectedProperty, 3),
+        FilterErrorCase("like == 1", .expectedProperty, 1),
+        FilterErrorCase("null == 1", .expectedProperty, 1),
+        FilterErrorCase("a == 1 && && b == 1", .expectedProperty, 11),
+        FilterErrorCase(")", .expectedProperty, 1),
+        FilterErrorCase("a == 1 b", .unexpectedToken, 8),
+        FilterErrorCase("a == 1 (b == 1)", .unexpectedToken, 8),
+        FilterErrorCase("a == 'x' 'y'", .unexpectedToken, 10),
     ]
 
     @Test(arguments: syntaxErrors)
-    func syntaxErrorsReportCodeAndColumn(_ testCase: SyntaxErrorCase) throws {
+    func syntaxErrorsReportCodeAndColumn(_ testCase: FilterErrorCase) throws {
         let error = try #require(throws: FilterError.self) { try FilterParser().parse(testCase.source) }
         #expect(error.code == testCase.code)
         #expect(error.column == testCase.column)

@@ -140,52 +140,40 @@ import Testing
         #expect(tokens.map(\.range.lowerBound) == [0, 5, 7, 11, 13, 14, 15, 20, 24, 28, 29, 31, 32, 34, 38])
     }
 
-    struct ErrorCase: Sendable, CustomTestStringConvertible {
-        var source: String
-        var code: FilterError.Code
-        var column: Int
-        var testDescription: String { source }
-        init(_ source: String, _ code: FilterError.Code, _ column: Int) {
-            self.source = source
-            self.code = code
-            self.column = column
-        }
-    }
-
-    static let lexicalErrors: [ErrorCase] = [
-        ErrorCase("price = 5", .unexpectedCharacter, 7),
-        ErrorCase("a == 1 & b == 2", .unexpectedCharacter, 8),
-        ErrorCase("a == 1 | b == 2", .unexpectedCharacter, 8),
-        ErrorCase("#", .unexpectedCharacter, 1),
-        ErrorCase("a.b == 1", .unexpectedCharacter, 2),
-        ErrorCase("price == .5", .unexpectedCharacter, 10),
-        ErrorCase("price == -", .unexpectedCharacter, 10),
-        ErrorCase("price == - 1", .unexpectedCharacter, 10),
-        ErrorCase("name == \"x\" \u{1F600}", .unexpectedCharacter, 13),
-        ErrorCase(#"name == "abc"#, .unterminatedString, 9),
-        ErrorCase(#"name == 'abc""#, .unterminatedString, 9),
-        ErrorCase(#"name == "abc\"#, .unterminatedString, 9),
-        ErrorCase(#"name == "a\qb""#, .invalidEscape, 11),
-        ErrorCase(#"name == "\u12""#, .invalidEscape, 10),
-        ErrorCase(#"name == "\u12zz""#, .invalidEscape, 10),
-        ErrorCase(#"name == "\ud800""#, .invalidEscape, 10),
-        ErrorCase(#"name == "\ud800\u0041""#, .invalidEscape, 10),
-        ErrorCase(#"name == "\udc00""#, .invalidEscape, 10),
-        ErrorCase("name == \"\\\u{E9}\"", .invalidEscape, 10),
-        ErrorCase("price == 01", .invalidNumber, 10),
-        ErrorCase("price == -01", .invalidNumber, 10),
-        ErrorCase("price == 1.", .invalidNumber, 10),
-        ErrorCase("price == 1.e5", .invalidNumber, 10),
-        ErrorCase("price == 1e", .invalidNumber, 10),
-        ErrorCase("price == 1e+", .invalidNumber, 10),
-        ErrorCase("price == 12abc", .invalidNumber, 10),
-        ErrorCase("price == 1.5.3", .invalidNumber, 10),
-        ErrorCase("price == 1e999", .invalidNumber, 10),
-        ErrorCase("price == -1e999", .invalidNumber, 10),
+    static let lexicalErrors: [FilterErrorCase] = [
+        FilterErrorCase("price = 5", .unexpectedCharacter, 7),
+        FilterErrorCase("a == 1 & b == 2", .unexpectedCharacter, 8),
+        FilterErrorCase("a == 1 | b == 2", .unexpectedCharacter, 8),
+        FilterErrorCase("#", .unexpectedCharacter, 1),
+        FilterErrorCase("a.b == 1", .unexpectedCharacter, 2),
+        FilterErrorCase("price == .5", .unexpectedCharacter, 10),
+        FilterErrorCase("price == -", .unexpectedCharacter, 10),
+        FilterErrorCase("price == - 1", .unexpectedCharacter, 10),
+        FilterErrorCase("name == \"x\" \u{1F600}", .unexpectedCharacter, 13),
+        FilterErrorCase(#"name == "abc"#, .unterminatedString, 9),
+        FilterErrorCase(#"name == 'abc""#, .unterminatedString, 9),
+        FilterErrorCase(#"name == "abc\"#, .unterminatedString, 9),
+        FilterErrorCase(#"name == "a\qb""#, .invalidEscape, 11),
+        FilterErrorCase(#"name == "\u12""#, .invalidEscape, 10),
+        FilterErrorCase(#"name == "\u12zz""#, .invalidEscape, 10),
+        FilterErrorCase(#"name == "\ud800""#, .invalidEscape, 10),
+        FilterErrorCase(#"name == "\ud800\u0041""#, .invalidEscape, 10),
+        FilterErrorCase(#"name == "\udc00""#, .invalidEscape, 10),
+        FilterErrorCase("name == \"\\\u{E9}\"", .invalidEscape, 10),
+        FilterErrorCase("price == 01", .invalidNumber, 10),
+        FilterErrorCase("price == -01", .invalidNumber, 10),
+        FilterErrorCase("price == 1.", .invalidNumber, 10),
+        FilterErrorCase("price == 1.e5", .invalidNumber, 10),
+        FilterErrorCase("price == 1e", .invalidNumber, 10),
+        FilterErrorCase("price == 1e+", .invalidNumber, 10),
+        FilterErrorCase("price == 12abc", .invalidNumber, 10),
+        FilterErrorCase("price == 1.5.3", .invalidNumber, 10),
+        FilterErrorCase("price == 1e999", .invalidNumber, 10),
+        FilterErrorCase("price == -1e999", .invalidNumber, 10),
     ]
 
     @Test(arguments: lexicalErrors)
-    func lexicalErrorsReportCodeAndColumn(_ testCase: ErrorCase) {
+    func lexicalErrorsReportCodeAndColumn(_ testCase: FilterErrorCase) {
         #expect {
             _ = try FilterTokenizer.tokenize(testCase.source)
         } throws: { error in

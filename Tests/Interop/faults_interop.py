@@ -17,8 +17,9 @@ import json
 import sys
 import urllib.request
 
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
+
+from interop_common import configuration, usage_unless
 
 
 def admin(origin, method, body=None):
@@ -38,13 +39,7 @@ def outcome(envelope):
 
 
 async def run(origin):
-    config = PNConfiguration()
-    config.publish_key = "demo"
-    config.subscribe_key = "demo"
-    config.user_id = "py-faults"
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
-    pubnub = PubNubAsyncio(config)
+    pubnub = PubNubAsyncio(configuration(origin, "demo", "demo", "py-faults"))
     calls = {
         "publish": lambda: pubnub.publish().channel("faults.py").message({"n": 1}).future(),
         "here_now": lambda: pubnub.here_now().channels(["faults.py"]).future(),
@@ -81,7 +76,5 @@ async def run(origin):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
+    usage_unless(len(sys.argv) == 2, __doc__)
     sys.exit(asyncio.run(run(sys.argv[1])))

@@ -23,7 +23,7 @@ from pubnub.crypto import AesCbcCryptoModule
 from pubnub.models.consumer.message_actions import PNMessageAction
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
-from interop_common import check, configuration, failures
+from interop_common import check, configuration, failures, mode_and_rest, usage_unless
 
 
 def client(origin, publish_key, subscribe_key, user_id, cipher_key=None):
@@ -169,13 +169,8 @@ async def read(origin, publish_key, subscribe_key, channel, cipher_key=None):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 5 or sys.argv[1] not in ("selftest", "write", "read"):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    mode, rest = sys.argv[1], sys.argv[2:]
+    mode, rest = mode_and_rest(__doc__)
     if mode == "selftest":
         sys.exit(asyncio.run(selftest(*rest[:3])))
-    if len(rest) < 4:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
+    usage_unless(len(rest) >= 4, __doc__)
     sys.exit(asyncio.run((write if mode == "write" else read)(*rest[:5])))

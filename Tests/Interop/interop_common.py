@@ -3,6 +3,8 @@
 The scripts are run by path, so Python finds this module next to them.
 """
 
+import sys
+
 from pubnub.pnconfiguration import PNConfiguration
 
 failures = []
@@ -24,3 +26,25 @@ def configuration(origin, publish_key, subscribe_key, user_id):
     config.origin = origin.split("://", 1)[-1]
     config.ssl = False
     return config
+
+
+def summary(what):
+    """Prints how the checks went and returns the script's exit status (1 when one failed)."""
+    if failures:
+        print(f"{len(failures)} {what} check(s) failed", flush=True)
+        return 1
+    print(f"python {what}: all checks passed", flush=True)
+    return 0
+
+
+def usage_unless(condition, doc):
+    """Prints the script's usage DOC to standard error and exits with 2 unless CONDITION holds."""
+    if not condition:
+        print(doc, file=sys.stderr)
+        sys.exit(2)
+
+
+def mode_and_rest(doc, modes=("selftest", "write", "read")):
+    """The MODE and the other arguments of a `SCRIPT MODE ORIGIN ...` call (usage and exit 2 when off)."""
+    usage_unless(len(sys.argv) >= 5 and sys.argv[1] in modes, doc)
+    return sys.argv[1], sys.argv[2:]

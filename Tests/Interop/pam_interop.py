@@ -13,7 +13,7 @@ from pubnub.exceptions import PubNubException
 from pubnub.models.consumer.v3.channel import Channel
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
-from interop_common import configuration
+from interop_common import configuration, summary, usage_unless
 
 
 from pubsub_interop import Recorder, check, failures
@@ -102,15 +102,9 @@ async def main(origin, publish_key, subscribe_key, secret_key):
         await alice.stop()
         await server.stop()
 
-    if failures:
-        print(f"{len(failures)} access manager interop check(s) failed", flush=True)
-        return 1
-    print("python access manager interop: all checks passed", flush=True)
-    return 0
+    return summary("access manager interop")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        print(__doc__)
-        sys.exit(2)
+    usage_unless(len(sys.argv) == 5, __doc__)
     sys.exit(asyncio.run(main(*sys.argv[1:])))

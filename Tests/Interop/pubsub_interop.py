@@ -11,7 +11,7 @@ from pubnub.callbacks import SubscribeCallback
 from pubnub.enums import PNStatusCategory
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
-from interop_common import check, configuration, failures
+from interop_common import check, configuration, failures, summary, usage_unless
 
 
 WAIT = 15.0
@@ -160,15 +160,9 @@ async def main(origin, publish_key, subscribe_key):
         await alice.stop()
         await bob.stop()
 
-    if failures:
-        print(f"{len(failures)} interop check(s) failed", flush=True)
-        return 1
-    print("python interop: all checks passed", flush=True)
-    return 0
+    return summary("interop")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        print(__doc__)
-        sys.exit(2)
+    usage_unless(len(sys.argv) == 4, __doc__)
     sys.exit(asyncio.run(main(*sys.argv[1:])))

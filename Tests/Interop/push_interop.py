@@ -22,7 +22,7 @@ from pubnub.enums import PNPushEnvironment, PNPushType
 from pubnub.exceptions import PubNubException
 from pubnub.pubnub_asyncio import PubNubAsyncio
 
-from interop_common import check, configuration, failures
+from interop_common import check, configuration, failures, mode_and_rest
 
 TOPIC = "com.example.interop"
 
@@ -118,10 +118,7 @@ async def read(origin, publish_key, subscribe_key, prefix):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 5 or sys.argv[1] not in ("selftest", "write", "read"):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    mode, rest = sys.argv[1], sys.argv[2:]
+    mode, rest = mode_and_rest(__doc__)
     if mode == "selftest":
         asyncio.run(selftest(*rest[:3]))
     elif mode == "write":

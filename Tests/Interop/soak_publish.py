@@ -15,18 +15,13 @@ import asyncio
 import sys
 import time
 
-from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub_asyncio import PubNubAsyncio
+
+from interop_common import configuration, usage_unless
 
 
 async def publish(origin, channel, seconds, interval):
-    config = PNConfiguration()
-    config.publish_key = "demo"
-    config.subscribe_key = "demo"
-    config.user_id = "soak-python"
-    config.origin = origin.split("://", 1)[-1]
-    config.ssl = False
-    pubnub = PubNubAsyncio(config)
+    pubnub = PubNubAsyncio(configuration(origin, "demo", "demo", "soak-python"))
     deadline = time.monotonic() + seconds
     sent = 0
     try:
@@ -45,7 +40,5 @@ async def publish(origin, channel, seconds, interval):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
+    usage_unless(len(sys.argv) == 5, __doc__)
     sys.exit(asyncio.run(publish(sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]) / 1000)))

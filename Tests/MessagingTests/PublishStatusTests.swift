@@ -279,7 +279,8 @@ struct PublishStatusTests {
 
     @Test func aCancelledPublishIsCancelled() async throws {
         let held = MockHTTPClient { _ in
-            try await Task.sleep(for: .seconds(3600))
+            await suspendUntilCancelled()
+            try Task.checkCancellation()
             return HTTPResponse(status: 200, body: Array(MessagingFixtures.sent.utf8))
         }
         let pubnub = Self.client(held)

@@ -23,7 +23,7 @@ struct InteropDocument: Codable {
 
 @Suite("Interoperability with PubNub's official Python SDK")
 struct PythonInteropTests {
-    static let script = packageRoot.appendingPathComponent("Tests/Interop/crypto_vectors.py")
+    static let script = PythonInterop.script("crypto_vectors.py")
     static let fixture = packageRoot.appendingPathComponent("Tests/Interop/python-crypto-vectors.json")
 
     static func loadFixture() throws -> InteropDocument {
@@ -120,9 +120,9 @@ struct PythonInteropTests {
     /// disagreement, or a Python that cannot run, fails the test.
     @Test(
         "The Python SDK decrypts every ciphertext Swift produced",
-        .enabled(if: ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].map { !$0.isEmpty } ?? false))
+        .enabled(if: PythonInterop.python != nil))
     func pythonDecryptsSwiftCiphertexts() async throws {
-        let python = try #require(ProcessInfo.processInfo.environment["PUBNUB_PYTHON"])
+        let python = try #require(PythonInterop.python)
         let document = InteropDocument(
             description: "Ciphertexts produced by PubNubCrypto for the Python SDK to decrypt", sdk: "PubNubCrypto",
             cases: try Self.swiftCases())

@@ -45,11 +45,7 @@ struct PubSubClient: Sendable {
     }
 
     /// Percent-encodes everything but unreserved characters, as Python's `quote(safe="~")` does.
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(
-            withAllowedCharacters: CharacterSet(
-                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
-    }
+    static func encode(_ text: String) -> String { WireText.percentEncoded(text) }
 
     func publish(_ channel: String, _ message: JSONValue, query: String = "uuid=pub") async throws -> PubSubReply {
         let json = String(decoding: try message.jsonBytes(), as: UTF8.self)

@@ -6,17 +6,10 @@ import Testing
 /// Mobile push registrations in the admin export and import (issue 33: "the console and the
 /// admin export show them"), and a start-up seed that names them.
 @Suite struct PushExportTests {
-    private static let fcm = "/v1/push/sub-key/demo/devices/fcm-token-1"
-    private static let apns2 = "/v2/push/sub-key/demo/devices-apns2/a1b2c3d4"
-
-    private func list(_ client: PubSubClient, _ target: String) async -> [String]? {
-        await client.send(target).json?.arrayValue?.compactMap(\.stringValue)
-    }
-
     @Test func exportHoldsTheRegistrationsAndImportRestoresThem() async throws {
         let source = try PubSubClient()
-        _ = await source.send(Self.fcm + "?type=fcm&add=news,sport")
-        _ = await source.send(Self.apns2 + "?topic=com.example.app&environment=production&add=orders")
+        _ = await source.send(PushTargets.fcm + "?type=fcm&add=news,sport")
+        _ = await source.send(PushTargets.apns2 + "?topic=com.example.app&environment=production&add=orders")
         let exported = await source.send("/_emulator/v1/export")
         #expect(exported.status == 200, "\(exported.text)")
         let registrations = try #require(exported.json?["keysets"]?["demo"]?["pushRegistrations"]?.arrayValue)
@@ -30,19 +23,22 @@ import Testing
             ])
 
         let target = try PubSubClient()
-        _ = await target.send(Self.fcm + "?type=gcm&add=stale")
+        _ = await target.send(PushTargets.fcm + "?type=gcm&add=stale")
         let imported = await target.send("POST", "/_emulator/v1/import", body: Array(exported.body))
         #expect(imported.status == 200, "\(imported.text)")
         #expect(imported.json?["keysets"]?["demo"]?["pushRegistrations"] == 2, "\(imported.text)")
-        #expect(await list(target, Self.fcm + "?type=fcm") == ["news", "sport"])
-        #expect(await list(target, Self.apns2 + "?topic=com.example.app&environment=production") == ["orders"])
+        #expect(await PushTargets.list(target, PushTargets.fcm + "?type=fcm") == ["news", "sport"])
+        #expect(
+            await PushTargets.list(target, PushTargets.apns2 + "?topic=com.example.app&environment=production") == [
+                "orders"
+            ])
         // An import replaces the keyset, registrations included.
-        #expect(await list(target, Self.fcm + "?type=gcm") == [])
+        #expect(await PushTargets.list(target, PushTargets.fcm + "?type=gcm") == [])
     }
 
     @Test func aBadRegistrationRefusesTheImportAndChangesNothing() async throws {
         let client = try PubSubClient()
-        _ = await client.send(Self.fcm + "?type=fcm&add=kept")
+        _ = await client.send(PushTargets.fcm + "?type=fcm&add=kept")
         for registration: JSONValue in [
             ["type": "fcm", "token": "t", "channels": []],
             ["type": "telegraph", "token": "t", "channels": ["a"]],
@@ -55,7 +51,7 @@ import Testing
             let reply = await client.send("POST", "/_emulator/v1/import", body: try document.jsonBytes())
             #expect(reply.status == 400, "\(registration): \(reply.text)")
             #expect(reply.text.contains("pushRegistrations/0"), "\(reply.text)")
-            #expect(await list(client, Self.fcm + "?type=fcm") == ["kept"])
+            #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == ["kept"])
         }
     }
 

@@ -3,49 +3,59 @@ import Testing
 
 @testable import DataSyncEmulator
 
-/// The push registration routes (`/v1/push`, `/v2/push`) as the SDKs call them.
-@Suite struct PushTests {
-    private static let fcm = "/v1/push/sub-key/demo/devices/fcm-token-1"
-    private static let apns2 = "/v2/push/sub-key/demo/devices-apns2/a1b2c3d4"
+/// The device paths and the listing the push tests share.
+enum PushTargets {
+    static let fcm = "/v1/push/sub-key/demo/devices/fcm-token-1"
+    static let apns2 = "/v2/push/sub-key/demo/devices-apns2/a1b2c3d4"
 
-    private func list(_ client: PubSubClient, _ target: String) async -> [String]? {
+    /// The channels `target` (a device path) lists, or nil when the answer is not a list.
+    static func list(_ client: PubSubClient, _ target: String) async -> [String]? {
         await client.send(target).json?.arrayValue?.compactMap(\.stringValue)
     }
+}
 
+/// The push registration routes (`/v1/push`, `/v2/push`) as the SDKs call them.
+@Suite struct PushTests {
     @Test func channelsAreAddedListedRemovedAndTheDeviceForgotten() async throws {
         let client = try PubSubClient()
-        let added = await client.send(Self.fcm + "?type=fcm&add=news,sport&uuid=u")
+        let added = await client.send(PushTargets.fcm + "?type=fcm&add=news,sport&uuid=u")
         #expect(added.status == 200 && added.json == [1, "Modified Channels"])
-        _ = await client.send(Self.fcm + "?type=fcm&add=alerts")
-        #expect(await list(client, Self.fcm + "?type=fcm") == ["alerts", "news", "sport"])
-        #expect(await list(client, Self.fcm + "?type=fcm&count=2") == ["alerts", "news"])
+        _ = await client.send(PushTargets.fcm + "?type=fcm&add=alerts")
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == ["alerts", "news", "sport"])
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm&count=2") == ["alerts", "news"])
         // The same token under another gateway is another registration.
-        #expect(await list(client, Self.fcm + "?type=gcm") == [])
-        let removed = await client.send(Self.fcm + "?type=fcm&remove=news")
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=gcm") == [])
+        let removed = await client.send(PushTargets.fcm + "?type=fcm&remove=news")
         #expect(removed.json == [1, "Modified Channels"])
-        #expect(await list(client, Self.fcm + "?type=fcm") == ["alerts", "sport"])
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == ["alerts", "sport"])
         // One call may add and remove, as the Swift SDK sends it.
-        _ = await client.send(Self.fcm + "?type=fcm&add=weather&remove=alerts")
-        #expect(await list(client, Self.fcm + "?type=fcm") == ["sport", "weather"])
-        let gone = await client.send(Self.fcm + "/remove?type=fcm")
+        _ = await client.send(PushTargets.fcm + "?type=fcm&add=weather&remove=alerts")
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == ["sport", "weather"])
+        let gone = await client.send(PushTargets.fcm + "/remove?type=fcm")
         #expect(gone.status == 200 && gone.json == [1, "Removed Device"])
-        #expect(await list(client, Self.fcm + "?type=fcm") == [])
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == [])
     }
 
     @Test func apns2RegistrationsArePerTopicAndEnvironment() async throws {
         let client = try PubSubClient()
-        _ = await client.send(Self.apns2 + "?topic=com.example.app&add=a")
-        _ = await client.send(Self.apns2 + "?topic=com.example.app&environment=production&add=b")
-        _ = await client.send(Self.apns2 + "?topic=com.example.other&environment=development&add=c")
+        _ = await client.send(PushTargets.apns2 + "?topic=com.example.app&add=a")
+        _ = await client.send(PushTargets.apns2 + "?topic=com.example.app&environment=production&add=b")
+        _ = await client.send(PushTargets.apns2 + "?topic=com.example.other&environment=development&add=c")
         // No environment means development, as the SDKs default it.
-        #expect(await list(client, Self.apns2 + "?topic=com.example.app&environment=development") == ["a"])
-        #expect(await list(client, Self.apns2 + "?topic=com.example.app&environment=production") == ["b"])
-        #expect(await list(client, Self.apns2 + "?topic=com.example.other&type=apns2") == ["c"])
-        _ = await client.send(Self.apns2 + "/remove?topic=com.example.app&environment=production")
-        #expect(await list(client, Self.apns2 + "?topic=com.example.app&environment=production") == [])
-        #expect(await list(client, Self.apns2 + "?topic=com.example.app") == ["a"])
+        #expect(
+            await PushTargets.list(client, PushTargets.apns2 + "?topic=com.example.app&environment=development") == [
+                "a"
+            ])
+        #expect(
+            await PushTargets.list(client, PushTargets.apns2 + "?topic=com.example.app&environment=production") == ["b"]
+        )
+        #expect(await PushTargets.list(client, PushTargets.apns2 + "?topic=com.example.other&type=apns2") == ["c"])
+        _ = await client.send(PushTargets.apns2 + "/remove?topic=com.example.app&environment=production")
+        #expect(
+            await PushTargets.list(client, PushTargets.apns2 + "?topic=com.example.app&environment=production") == [])
+        #expect(await PushTargets.list(client, PushTargets.apns2 + "?topic=com.example.app") == ["a"])
         // An APNs (v1) registration of the same token is yet another one.
-        #expect(await list(client, "/v1/push/sub-key/demo/devices/a1b2c3d4?type=apns") == [])
+        #expect(await PushTargets.list(client, "/v1/push/sub-key/demo/devices/a1b2c3d4?type=apns") == [])
     }
 
     @Test(arguments: [
@@ -64,7 +74,7 @@ import Testing
         #expect(reply.status == 400)
         let message = try #require(reply.json?["error"]?.stringValue, "\(reply.text)")
         #expect(message.hasPrefix(text), "\(message)")
-        #expect(await list(client, "/v1/push/sub-key/demo/devices/t1?type=fcm") == [])
+        #expect(await PushTargets.list(client, "/v1/push/sub-key/demo/devices/t1?type=fcm") == [])
     }
 
     @Test func unknownRoutesKeysAndMethodsAreRefused() async throws {
@@ -80,13 +90,13 @@ import Testing
     @Test func aRegistrationHoldsAtMostAThousandChannelsAndNothingChangesPastIt() async throws {
         let client = try PubSubClient()
         let names = (0..<PushService.channelLimit).map { "c\($0)" }
-        #expect(await client.send(Self.fcm + "?type=fcm&add=" + names.joined(separator: ",")).status == 200)
-        let over = await client.send(Self.fcm + "?type=fcm&add=one-more")
+        #expect(await client.send(PushTargets.fcm + "?type=fcm&add=" + names.joined(separator: ",")).status == 200)
+        let over = await client.send(PushTargets.fcm + "?type=fcm&add=one-more")
         #expect(over.status == 400)
         #expect(over.json?["error"]?.stringValue?.hasPrefix("Too many channels") == true)
-        #expect(await list(client, Self.fcm + "?type=fcm")?.count == PushService.channelLimit)
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm")?.count == PushService.channelLimit)
         // Swapping one channel for another keeps the count and is allowed.
-        #expect(await client.send(Self.fcm + "?type=fcm&add=one-more&remove=c0").status == 200)
+        #expect(await client.send(PushTargets.fcm + "?type=fcm&add=one-more&remove=c0").status == 200)
     }
 
     @Test func aKeysetHoldsAtMostItsRegistrationLimit() async throws {
@@ -104,8 +114,8 @@ import Testing
 
     @Test func theAdminRouteListsRegistrationsAndAResetDropsThem() async throws {
         let client = try PubSubClient()
-        _ = await client.send(Self.fcm + "?type=fcm&add=b,a")
-        _ = await client.send(Self.apns2 + "?topic=com.example.app&environment=production&add=c")
+        _ = await client.send(PushTargets.fcm + "?type=fcm&add=b,a")
+        _ = await client.send(PushTargets.apns2 + "?topic=com.example.app&environment=production&add=c")
         let admin = await client.send("/_emulator/v1/keysets/demo/push")
         #expect(admin.status == 200)
         #expect(admin.json?["notificationsSent"] == false)
@@ -120,6 +130,6 @@ import Testing
             ])
         _ = await client.send("POST", "/_emulator/v1/keysets/demo/reset")
         #expect(await client.send("/_emulator/v1/keysets/demo/push").json?["registrations"] == [])
-        #expect(await list(client, Self.fcm + "?type=fcm") == [])
+        #expect(await PushTargets.list(client, PushTargets.fcm + "?type=fcm") == [])
     }
 }

@@ -120,7 +120,8 @@ import Testing
     func concurrentPublishersAreDeliveredExactlyOnceInOrder(seed: UInt64) async throws {
         let client = try PubSubClient()
         let start = try await client.handshake("a,b")
-        var generator = SplitMix(seed: seed)
+        // Seeded, so concurrent-publisher plans are reproducible.
+        var generator = SeededRandomNumberGenerator(seed: seed)
         let plans: [[String]] = (0..<4).map { _ in
             (0..<60).map { _ in ["a", "b", "c"][Int(generator.next() % 3)] }
         }
@@ -180,18 +181,5 @@ import Testing
         #expect(first.messages.first?["e"] == 5)
         #expect(first.messages.first?["p"]?["t"] == .string(String(tt)))
         #expect(payloads == [["event": "set"], ["event": "delete"]])
-    }
-}
-
-/// A small seeded generator (SplitMix64) so concurrent-publisher plans are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

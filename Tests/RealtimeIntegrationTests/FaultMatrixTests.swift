@@ -36,6 +36,63 @@ extension FaultScenario {
     }
 }
 
+extension FaultScenario {
+    /// A long-poll after message 4 meets `fault`; messages 5…`last` are published while the loop is
+    /// down and arrive after its one reconnection.
+    static func longPollFault(
+        _ name: String, _ fault: PubSubFault, through last: Int,
+        pubSub: PubSubConfiguration = PubSubConfiguration(), messages: [Int]? = nil
+    ) -> FaultScenario {
+        FaultScenario(
+            name: name, pubSub: pubSub, messages: messages ?? Array(1...last),
+            statuses: [.connected, .unexpectedDisconnect, .reconnected]
+        ) { fixture in
+            try await fixture.goLive()
+            try await fixture.faultAfterDelivering(fault, 4)
+            await fixture.waitFor(.unexpectedDisconnect)
+            try await fixture.publish(RealtimeFixture.channel, 5...last)
+            await fixture.fireReconnectTimer()
+        }
+    }
+
+    /// The first handshake meets `fault` and reports `category` (then `check` looks at the
+    /// fixture); the reconnection's handshake succeeds and messages 1…3 arrive.
+    static func handshakeFault(
+        _ name: String, _ fault: PubSubFault, _ category: PubNubStatus.Category,
+        check: @escaping @Sendable (RealtimeFixture) async -> Void = { _ in }
+    ) -> FaultScenario {
+        FaultScenario(name: name, messages: Array(1...3), statuses: [category, .reconnected]) { fixture in
+            fixture.emulator.injectFault(fault, on: .subscribe)
+            fixture.subscriber.subscribe(to: [RealtimeFixture.channel])
+            await fixture.waitFor(category)
+            await check(fixture)
+            await fixture.fireReconnectTimer()
+            await fixture.waitForReceive(handshakes: 2)
+            try await fixture.publish(RealtimeFixture.channel, 1...3)
+        }
+    }
+
+    /// The first heartbeat (every 30 s) meets `fault` (`count` times queued, the rest cleared
+    /// once the status came) and reports `category`; the next heartbeat is answered, and the
+    /// subscribe loop never notices.
+    static func heartbeatFault(
+        _ name: String, _ fault: PubSubFault, count: Int = 1, _ category: PubNubStatus.Category
+    ) -> FaultScenario {
+        FaultScenario(
+            name: name, configure: { $0.heartbeatInterval = .seconds(30) }, messages: Array(1...3),
+            statuses: [.connected], heartbeatStatuses: [category],
+            drive: { fixture in
+                fixture.emulator.injectFault(fault, on: .presence, count: count)
+                try await fixture.goLive()
+                #expect(await fixture.timeline.waitForStatuses(1, .heartbeat))
+                fixture.emulator.clearFaults()
+                await fixture.clock.waitForSleepers(1)
+                fixture.clock.advance(by: .seconds(30))
+                await fixture.observer.waitAnswered(.heartbeat, 2)
+            })
+    }
+}
+
 extension RealtimeFixture {
     static let channel = "faults"
 
@@ -113,26 +170,9 @@ extension FaultScenario {
             await fixture.waitForReceive(handshakes: 2)
             try await fixture.publish(RealtimeFixture.channel, 1...3)
         },
-        FaultScenario(
-            name: "HTTP 500 on a long-poll", messages: Array(1...6),
-            statuses: [.connected, .unexpectedDisconnect, .reconnected]
-        ) { fixture in
-            try await fixture.goLive()
-            try await fixture.faultAfterDelivering(.status(500), 4)
-            await fixture.waitFor(.unexpectedDisconnect)
-            try await fixture.publish(RealtimeFixture.channel, 5...6)
-            await fixture.fireReconnectTimer()
-        },
-        FaultScenario(
-            name: "HTTP 502 on the handshake", messages: Array(1...3), statuses: [.networkIssues, .reconnected]
-        ) { fixture in
-            fixture.emulator.injectFault(.status(502), on: .subscribe)
-            fixture.subscriber.subscribe(to: [RealtimeFixture.channel])
-            await fixture.waitFor(.networkIssues)
+        .longPollFault("HTTP 500 on a long-poll", .status(500), through: 6),
+        .handshakeFault("HTTP 502 on the handshake", .status(502), .networkIssues) { fixture in
             #expect(fixture.timeline.statuses.first?.statusCode == 502)
-            await fixture.fireReconnectTimer()
-            await fixture.waitForReceive(handshakes: 2)
-            try await fixture.publish(RealtimeFixture.channel, 1...3)
         },
         FaultScenario(
             name: "HTTP 503 on a long-poll and the next two handshakes", messages: Array(1...7),
@@ -202,27 +242,8 @@ extension FaultScenario {
             await fixture.waitForReceive(handshakes: 2)
             try await fixture.publish(RealtimeFixture.channel, 1...3)
         },
-        FaultScenario(
-            name: "a long-poll answered with a body that is not JSON", messages: Array(1...6),
-            statuses: [.connected, .unexpectedDisconnect, .reconnected]
-        ) { fixture in
-            try await fixture.goLive()
-            try await fixture.faultAfterDelivering(.malformedJSON, 4)
-            await fixture.waitFor(.unexpectedDisconnect)
-            try await fixture.publish(RealtimeFixture.channel, 5...6)
-            await fixture.fireReconnectTimer()
-        },
-        FaultScenario(
-            name: "a handshake answered with a body that is not JSON", messages: Array(1...3),
-            statuses: [.malformedResponse, .reconnected]
-        ) { fixture in
-            fixture.emulator.injectFault(.malformedJSON, on: .subscribe)
-            fixture.subscriber.subscribe(to: [RealtimeFixture.channel])
-            await fixture.waitFor(.malformedResponse)
-            await fixture.fireReconnectTimer()
-            await fixture.waitForReceive(handshakes: 2)
-            try await fixture.publish(RealtimeFixture.channel, 1...3)
-        },
+        .longPollFault("a long-poll answered with a body that is not JSON", .malformedJSON, through: 6),
+        .handshakeFault("a handshake answered with a body that is not JSON", .malformedJSON, .malformedResponse),
         FaultScenario(
             name: "a long-poll answer carrying a message cut in half (JSON truncated)", messages: Array(1...6),
             statuses: [.connected, .malformedResponse]
@@ -233,17 +254,9 @@ extension FaultScenario {
             await fixture.waitFor(.malformedResponse)
             try await fixture.publish(RealtimeFixture.channel, 6...6)
         },
-        FaultScenario(
-            name: "a handshake answer cut in half (JSON truncated)", messages: Array(1...3),
-            statuses: [.malformedResponse, .reconnected]
-        ) { fixture in
-            fixture.emulator.injectFault(.truncatedJSON, on: .subscribe)
-            fixture.subscriber.subscribe(to: [RealtimeFixture.channel])
-            await fixture.waitFor(.malformedResponse)
+        .handshakeFault("a handshake answer cut in half (JSON truncated)", .truncatedJSON, .malformedResponse) {
+            fixture in
             #expect(fixture.timeline.statuses.first?.willAutomaticallyRetry == true)
-            await fixture.fireReconnectTimer()
-            await fixture.waitForReceive(handshakes: 2)
-            try await fixture.publish(RealtimeFixture.channel, 1...3)
         },
         FaultScenario(
             name: "a handshake slower than the subscribe timeout",
@@ -330,65 +343,17 @@ extension FaultScenario {
             fixture.clock.advance(by: .seconds(86_400))
             try await fixture.publish(RealtimeFixture.channel, 4...5)
         },
-        FaultScenario(
-            name: "more messages missed than the catch-up buffer holds",
-            pubSub: PubSubConfiguration(catchUpBufferSize: 10), messages: Array(1...4) + Array(20...29),
-            statuses: [.connected, .unexpectedDisconnect, .reconnected]
-        ) { fixture in
-            try await fixture.goLive()
-            try await fixture.faultAfterDelivering(.status(500), 4)
-            await fixture.waitFor(.unexpectedDisconnect)
-            try await fixture.publish(RealtimeFixture.channel, 5...29)
-            await fixture.fireReconnectTimer()
-        },
-        FaultScenario(
-            // No requestMessageCountExceeded: the threshold is off unless the app sets it.
-            name: "150 messages missed: caught up over two answers", messages: Array(1...154),
-            statuses: [.connected, .unexpectedDisconnect, .reconnected]
-        ) { fixture in
-            try await fixture.goLive()
-            try await fixture.faultAfterDelivering(.status(500), 4)
-            await fixture.waitFor(.unexpectedDisconnect)
-            try await fixture.publish(RealtimeFixture.channel, 5...154)
-            await fixture.fireReconnectTimer()
-        },
-        FaultScenario(
-            name: "a heartbeat answered with HTTP 500", configure: { $0.heartbeatInterval = .seconds(30) },
-            messages: Array(1...3), statuses: [.connected], heartbeatStatuses: [.networkIssues],
-            drive: { fixture in
-                fixture.emulator.injectFault(.status(500), on: .presence)
-                try await fixture.goLive()
-                #expect(await fixture.timeline.waitForStatuses(1, .heartbeat))
-                await fixture.clock.waitForSleepers(1)
-                fixture.clock.advance(by: .seconds(30))
-                await fixture.observer.waitAnswered(.heartbeat, 2)
-            }),
-        FaultScenario(
-            name: "a heartbeat refused with 403", configure: { $0.heartbeatInterval = .seconds(30) },
-            messages: Array(1...3), statuses: [.connected], heartbeatStatuses: [.accessDenied],
-            drive: { fixture in
-                fixture.emulator.injectFault(.forbidden, on: .presence)
-                try await fixture.goLive()
-                #expect(await fixture.timeline.waitForStatuses(1, .heartbeat))
-                await fixture.clock.waitForSleepers(1)
-                fixture.clock.advance(by: .seconds(30))
-                await fixture.observer.waitAnswered(.heartbeat, 2)
-            }),
-        FaultScenario(
-            name: "a heartbeat whose connection is reset", configure: { $0.heartbeatInterval = .seconds(30) },
-            messages: Array(1...3), statuses: [.connected], heartbeatStatuses: [.networkIssues],
-            drive: { fixture in
-                // Two resets: an HTTP client may resend a request, once and unseen, when a kept-alive
-                // connection it reused closes before any answer (libcurl does); the resend must
-                // meet the fault too. The one left over when the client did not resend is cleared.
-                fixture.emulator.injectFault(.resetBeforeBody, on: .presence, count: 2)
-                try await fixture.goLive()
-                #expect(await fixture.timeline.waitForStatuses(1, .heartbeat))
-                fixture.emulator.clearFaults()
-                await fixture.clock.waitForSleepers(1)
-                fixture.clock.advance(by: .seconds(30))
-                await fixture.observer.waitAnswered(.heartbeat, 2)
-            }),
+        .longPollFault(
+            "more messages missed than the catch-up buffer holds", .status(500), through: 29,
+            pubSub: PubSubConfiguration(catchUpBufferSize: 10), messages: Array(1...4) + Array(20...29)),
+        // No requestMessageCountExceeded: the threshold is off unless the app sets it.
+        .longPollFault("150 messages missed: caught up over two answers", .status(500), through: 154),
+        .heartbeatFault("a heartbeat answered with HTTP 500", .status(500), .networkIssues),
+        .heartbeatFault("a heartbeat refused with 403", .forbidden, .accessDenied),
+        // Two resets: an HTTP client may resend a request, once and unseen, when a kept-alive
+        // connection it reused closes before any answer (libcurl does); the resend must meet the
+        // fault too. The one left over when the client did not resend is cleared.
+        .heartbeatFault("a heartbeat whose connection is reset", .resetBeforeBody, count: 2, .networkIssues),
         FaultScenario(
             name: "a reset, then HTTP 500, on consecutive handshakes", messages: Array(1...3),
             statuses: [.networkIssues, .networkIssues, .reconnected]

@@ -6,10 +6,6 @@ import Messaging
 import Realtime
 import Testing
 
-/// The driver script next to the other interop scripts.
-let realtimeInteropScript = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/realtime_interop.py")
-
 /// `Tests/Interop/realtime_interop.py` run by the interpreter `PUBNUB_PYTHON` names: its stdout
 /// lines are collected, and a test can wait for a line to appear or the process to end (polled:
 /// the peer runs in real time). Spawned through `ChildProcess`, not Foundation's `Process`.
@@ -17,7 +13,8 @@ final class PythonPeer: Sendable {
     private let child: ChildProcess
 
     init(python: String, arguments: [String]) throws {
-        child = try ChildProcess(executable: python, arguments: [realtimeInteropScript.path] + arguments)
+        child = try ChildProcess(
+            executable: python, arguments: [PythonInterop.script("realtime_interop.py").path] + arguments)
     }
 
     /// The complete lines the peer printed so far.
@@ -31,13 +28,9 @@ final class PythonPeer: Sendable {
     /// Waits until `condition` holds for the lines so far and whether the peer exited, polling
     /// (the peer runs in real time; the suite's time limit bounds the wait).
     func wait(until condition: @escaping @Sendable ([String], Bool) -> Bool) async {
-        while true {
-            if !child.isRunning {
-                _ = try? await child.finish(timeout: .seconds(5))  // every line read
-                return
-            }
-            if condition(lines, false) { return }
-            try? await Task.sleep(for: .milliseconds(20))
+        _ = await eventually { !self.child.isRunning || condition(self.lines, false) }
+        if !child.isRunning {
+            _ = try? await child.finish(timeout: .seconds(5))  // every line read
         }
     }
 
@@ -56,19 +49,17 @@ final class PythonPeer: Sendable {
     }
 }
 
-let pubnubPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-
 /// Realtime and Messaging against PubNub's official Python SDK (10.8.0) through the emulator.
 /// Runs when `PUBNUB_PYTHON` is set (CI always sets it) and then fails on any disagreement.
 @Suite(
-    "Interop with PubNub's Python SDK over the emulator", .enabled(if: pubnubPython != nil),
+    "Interop with PubNub's Python SDK over the emulator", .enabled(if: PythonInterop.python != nil),
     .timeLimit(.minutes(1)))
 struct PythonPeerTests {
     static let cipherKey = "interop-key"
 
     @Test("Python publishes; our subscriber receives payload, meta, type, publisher, decrypts both cryptors")
     func pythonPublishes() async throws {
-        let python = try #require(pubnubPython)
+        let python = try #require(PythonInterop.python)
         let module = try CryptoModule.aesCbcCryptoModule(cipherKey: Self.cipherKey)
         try await withRealtime(.curl) { fixture in
             #expect(await fixture.subscribe(["rt.plain"]))
@@ -102,7 +93,7 @@ struct PythonPeerTests {
 
     @Test("We publish (plain, signal, AES-CBC, legacy); Python's subscriber receives and decrypts")
     func swiftPublishes() async throws {
-        let python = try #require(pubnubPython)
+        let python = try #require(PythonInterop.python)
         try await withRealtime(.curl) { fixture in
             let peer = try PythonPeer(python: python, arguments: ["subscribe", "http://\(fixture.origin)", "4"])
             await peer.wait { lines, ended in ended || lines.contains("READY") }

@@ -250,7 +250,7 @@ final class ObservingHandler: ServerHandler {
 /// An emulator in this process (manual clock) served on an ephemeral loopback port, a subscriber
 /// (Realtime, with a manual clock for its reconnection timers) and a publisher (Messaging), both
 /// over real HTTP through one backend.
-final class RealtimeFixture: Sendable {
+final class RealtimeFixture: Sendable, StoppableRig {
     static let startTime = Date(timeIntervalSince1970: 1_790_000_000)
 
     let backend: HTTPBackend
@@ -415,15 +415,8 @@ func withRealtime(
     _ backend: HTTPBackend, pubSub: PubSubConfiguration = PubSubConfiguration(), subscriberId: String = "subscriber",
     configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (RealtimeFixture) async throws -> Void
 ) async throws {
-    let fixture = try await RealtimeFixture.start(
-        backend, pubSub: pubSub, subscriberId: subscriberId, configure: configure)
-    do {
-        try await body(fixture)
-    } catch {
-        await fixture.stop()
-        throw error
-    }
-    await fixture.stop()
+    try await RealtimeFixture.start(backend, pubSub: pubSub, subscriberId: subscriberId, configure: configure)
+        .run(body)
 }
 
 extension PubNubMessage {

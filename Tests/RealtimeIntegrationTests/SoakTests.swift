@@ -15,10 +15,6 @@ let soakSeconds =
         max(10, $0)
     } ?? 60
 
-/// The soak script next to the other interop scripts.
-private let soakScript = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop/soak_publish.py")
-
 /// What the subscriber under test heard, in arrival order.
 private final class SoakRecord: @unchecked Sendable {
     // @unchecked Sendable: every field is read and written with `lock` held.
@@ -63,7 +59,7 @@ private final class SoakRecord: @unchecked Sendable {
 /// Real time on purpose: the proxy, the Python peer and the client's reconnection all run on the
 /// system clock, as they would in the field. Nothing asserts on a duration.
 @Suite(
-    "Soak: a subscriber through a hostile network", .enabled(if: pubnubPython != nil),
+    "Soak: a subscriber through a hostile network", .enabled(if: PythonInterop.python != nil),
     .timeLimit(.minutes(max(4, soakSeconds / 60 + 3))))
 struct SoakTests {
     static let channel = "soak.messages"
@@ -92,7 +88,7 @@ struct SoakTests {
 
     @Test("every message once and in order, every change once or a gap, statuses that end connected")
     func soak() async throws {
-        let python = try #require(pubnubPython)
+        let python = try #require(PythonInterop.python)
         let emulator = try Emulator(configuration: EmulatorConfiguration(classes: Self.classes))
         let url = try await emulator.start()
         let port = try #require(url.port)
@@ -134,7 +130,10 @@ struct SoakTests {
         let faults = Task { try await proxy.run(Self.schedule, repeating: true) }
         let publisher = try ChildProcess(
             executable: python,
-            arguments: [soakScript.path, "127.0.0.1:\(port)", Self.channel, "\(soakSeconds)", "100"])
+            arguments: [
+                PythonInterop.script("soak_publish.py").path, "127.0.0.1:\(port)", Self.channel, "\(soakSeconds)",
+                "100",
+            ])
         // REST writes straight to the emulator, about two a second, while the publisher runs.
         while publisher.isRunning {
             let updated = try await writer.dataSync.updateEntity(

@@ -695,8 +695,7 @@ struct DataSyncDeliveryTests {
 
     @Test("a change that came on both sides' channels reaches each listener once; a delete names the link's sides")
     func dedupeAcrossChannels() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let alice = pubnub.dataSyncEntity("alice").subscription()
         let channel = pubnub.dataSyncEntity("chan-1").subscription()
         let set = pubnub.subscription(entities: [pubnub.dataSyncEntity("alice"), pubnub.dataSyncEntity("chan-1")])
@@ -732,8 +731,7 @@ struct DataSyncDeliveryTests {
 
     @Test("with dedupe off every copy arrives; a new setting applies to what comes next")
     func dedupeOff() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         #expect(pubnub.dataSyncDeduplication == .default)
         pubnub.dataSyncDeduplication = .off
         #expect(pubnub.dataSyncDeduplication == .off)
@@ -755,8 +753,7 @@ struct DataSyncDeliveryTests {
 
     @Test("a DataSync entity's streams yield its events, and dataSyncUpdates the gap of a full catch-up in order")
     func streamsAndGap() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock()) { $0.requestMessageCountThreshold = 2 }
+        let (service, _, pubnub) = scriptedClient { $0.requestMessageCountThreshold = 2 }
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         let updates = subscription.dataSyncUpdates()
         let events = pubnub.dataSyncEvents()
@@ -796,9 +793,7 @@ struct DataSyncDeliveryTests {
 
     @Test("a reconnection that could not resume (restore off) signals a gap to DataSync subscribers")
     func restoreOffGap() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.restore = false }
+        let (service, clock, pubnub) = scriptedClient { $0.restore = false }
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         let gaps = Recorder<PubNubDataSyncGap>()
         subscription.onDataSyncGap = { gaps.append($0) }
@@ -817,9 +812,7 @@ struct DataSyncDeliveryTests {
 
     @Test("with restore on, a reconnection resumes and signals no gap")
     func restoreOnNoGap() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         let gaps = Recorder<PubNubDataSyncGap>()
         let statuses = Recorder<PubNubStatus>()

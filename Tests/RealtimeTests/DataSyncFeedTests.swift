@@ -86,8 +86,7 @@ private actor UserCache {
 struct DataSyncFeedTests {
     @Test("it starts with whether the loop receives, then the loop's statuses and this channel's DataSync events")
     func startsThenFollowsTheLoop() async throws {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         var feed = subscription.dataSyncFeed().makeAsyncIterator()
         #expect(describe(await take(1, from: &feed)) == ["started:false"])
@@ -113,9 +112,7 @@ struct DataSyncFeedTests {
 
     @Test("a gap comes before the status that revealed it")
     func gapBeforeItsStatus() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.restore = false }
+        let (service, clock, pubnub) = scriptedClient { $0.restore = false }
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         var feed = subscription.dataSyncFeed().makeAsyncIterator()
         service.push(Answer.subscribe("100"))
@@ -139,9 +136,7 @@ struct DataSyncFeedTests {
 
     @Test("a full first answer of a catch-up is a tooManyEvents gap in the feed")
     func catchUpOverflow() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.requestMessageCountThreshold = 2 }
+        let (service, clock, pubnub) = scriptedClient { $0.requestMessageCountThreshold = 2 }
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         var feed = subscription.dataSyncFeed().makeAsyncIterator()
         service.push(Answer.subscribe("100"))
@@ -198,9 +193,7 @@ struct DataSyncFeedTests {
 
     @Test("a user's cache on the feed reads once receiving, applies newer events, and reads again after a gap")
     func userCache() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.restore = false }
+        let (service, clock, pubnub) = scriptedClient { $0.restore = false }
         let server = Locked(["alice": "from read 1"])
         let states = Recorder<String>()
         let cache = UserCache { reads, names in states.append("\(reads): \(names["alice"] ?? "-")") }

@@ -79,8 +79,7 @@ struct DecryptionTests {
     @Test("the loop delivers decrypted messages and reports decryptionError for the rest")
     func throughTheLoop() async throws {
         let module = try Self.module.get()
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock()) { $0.cryptoModule = module }
+        let (service, _, pubnub) = scriptedClient { $0.cryptoModule = module }
         let statuses = Recorder<PubNubStatus>()
         let messages = Recorder<PubNubMessage>()
         let signals = Recorder<PubNubMessage>()

@@ -129,8 +129,7 @@ struct GapSignalTests {
 
     @Test("a lossless catch-up of 200 messages through a client: every message, no gap, no status")
     func losslessCatchUpThroughClient() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let subscription = pubnub.dataSyncEntity("a").subscription()
         let gaps = Recorder<PubNubDataSyncGap>()
         let messages = Recorder<PubNubMessage>()
@@ -160,8 +159,7 @@ struct GapSignalTests {
 struct TimeoutDefaultTests {
     @Test("the handshake carries handshakeTimeout, the long-poll subscribeTimeout, a heartbeat requestTimeout")
     func requestTimeouts() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock()) { $0.heartbeatInterval = .seconds(60) }
+        let (service, _, pubnub) = scriptedClient { $0.heartbeatInterval = .seconds(60) }
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(Answer.subscribe("100"))
@@ -179,8 +177,7 @@ struct TimeoutDefaultTests {
 
     @Test("a handshake timeout set on the configuration is the one sent")
     func configuredHandshakeTimeout() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock()) { $0.handshakeTimeout = .seconds(3) }
+        let (service, _, pubnub) = scriptedClient { $0.handshakeTimeout = .seconds(3) }
         pubnub.subscribe(to: ["a"])
         #expect(await eventually { !service.subscribeRequests.isEmpty })
         #expect(service.subscribeRequests.first?.timeout == .seconds(3))

@@ -9,8 +9,7 @@ import Transport
 struct ReceivingStateTests {
     @Test("false until the handshake answers, then true; already-held names count at once")
     func handshakeThenReceiving() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let seen = Recorder<Bool>()
         let first = pubnub.channel("a").subscription()
         // Statuses are delivered after the flag moved: a listener reads the new value.
@@ -47,9 +46,7 @@ struct ReceivingStateTests {
 
     @Test("a failed long-poll clears it until the loop reconnects; a 403 until a new token")
     func failuresClearIt() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         let subscription = pubnub.channel("a").subscription()
         let seen = Recorder<(PubNubStatus.Category, Bool)>()
         pubnub.onStatus = { seen.append(($0.category, subscription.isReceiving)) }

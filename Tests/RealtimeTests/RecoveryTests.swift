@@ -99,9 +99,7 @@ struct RecoveryTests {
 
     @Test("refused and reset connections are retried after 0.5 s, 1 s, 2 s, 2 s instead of 2 s, 4 s, 8 s, 16 s")
     func shortScheduleThroughTheLoop() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         service.push(.failure(TransportError(code: .cannotConnect, message: "refused")))
         service.push(.failure(TransportError(code: .connectionLost, message: "reset")))
         service.push(.failure(TransportError(code: .cannotConnect, message: "refused")))
@@ -124,9 +122,7 @@ struct RecoveryTests {
 
     @Test("while waiting after a timeout, a /time/0 probe every 2 s ends the wait as soon as the origin answers")
     func probeEndsWait() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { configuration in
+        let (service, clock, pubnub) = scriptedClient { configuration in
             configuration.subscribeReconnectionPolicy = .linear(delay: .seconds(30), maximumJitter: .zero)
             configuration.reconnectionProbeInterval = .seconds(2)
         }
@@ -155,9 +151,7 @@ struct RecoveryTests {
 
     @Test("any REST call the origin answers ends a wait after a connection failure")
     func restCallEndsWait() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { configuration in
+        let (service, clock, pubnub) = scriptedClient { configuration in
             configuration.subscribeReconnectionPolicy = .linear(delay: .seconds(30), maximumJitter: .zero)
         }
         service.push(.failure(TransportError(code: .timedOut, message: "down")))
@@ -173,9 +167,7 @@ struct RecoveryTests {
 
     @Test("after a 5xx the wait is the service's: answered heartbeats and REST calls, no probes, do not shorten it")
     func serverErrorKeepsWait() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { configuration in
+        let (service, clock, pubnub) = scriptedClient { configuration in
             configuration.subscribeReconnectionPolicy = .linear(delay: .seconds(30), maximumJitter: .zero)
             configuration.reconnectionProbeInterval = .seconds(2)
             configuration.heartbeatInterval = .seconds(5)
@@ -209,9 +201,7 @@ struct RecoveryTests {
 
     @Test("a heartbeat that times out while a long-poll is held restarts the long-poll from its cursor")
     func heartbeatTimeoutRestartsLongPoll() async throws {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { configuration in
+        let (service, clock, pubnub) = scriptedClient { configuration in
             configuration.heartbeatInterval = .seconds(5)
         }
         let statuses = Recorder<PubNubStatus>()

@@ -9,9 +9,7 @@ import Transport
 struct SubscribeLoopTests {
     @Test("handshake and receive requests carry the exact path and sorted query, then auth")
     func exactRequests() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock, token: "tok") { configuration in
+        let (service, _, pubnub) = scriptedClient(token: "tok") { configuration in
             configuration.filterExpression = "uuid != 'me'"
         }
         service.push(Answer.subscribe("16873352451141050", region: 42))
@@ -38,8 +36,7 @@ struct SubscribeLoopTests {
 
     @Test("a channel group alone subscribes on the , path")
     func groupsOnly() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         pubnub.subscribe(to: [], and: ["cg1", "cg2"])
         #expect(await service.waitForSubscribes(1))
         #expect(service.subscribeRequests[0].path == "/v2/subscribe/demo/,/0")
@@ -48,8 +45,7 @@ struct SubscribeLoopTests {
 
     @Test("messages reach the client's listeners; the cursor moves on; adding a channel keeps the cursor")
     func receiveAndChange() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let messages = Recorder<PubNubMessage>()
         pubnub.onMessage = { messages.append($0) }
         service.push(Answer.subscribe("100", region: 7))
@@ -69,9 +65,7 @@ struct SubscribeLoopTests {
 
     @Test("a 503 with Retry-After waits that long on the clock, then re-handshakes and restores the cursor")
     func retryAfterReconnect() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(Answer.subscribe("100", region: 7))
@@ -96,9 +90,7 @@ struct SubscribeLoopTests {
 
     @Test("timeouts back off exponentially on the clock: 2 s, 4 s, 8 s")
     func exponentialBackoff() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         // A refused connection takes the short schedule (RecoveryTests); a timeout keeps the policy's.
         for _ in 0..<3 { service.push(.failure(TransportError(code: .timedOut, message: "slow"))) }
         service.push(Answer.subscribe("5"))
@@ -117,9 +109,7 @@ struct SubscribeLoopTests {
 
     @Test("cancelAutomaticRetry from a status stops the loop with disconnected")
     func cancelFromStatus() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         service.push(.failure(TransportError(code: .timedOut, message: "slow")))
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { status in
@@ -135,8 +125,7 @@ struct SubscribeLoopTests {
 
     @Test("a 403 stops with accessDenied naming the channels; set(token:) resumes with the new token")
     func accessDeniedThenNewToken() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock(), token: "old")
+        let (service, _, pubnub) = scriptedClient(token: "old")
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(
@@ -170,9 +159,7 @@ struct SubscribeLoopTests {
             (481, "a == 1", .malformedFilterExpression), (400, "((", .malformedFilterExpression),
         ] as [(Int, String?, PubNubStatus.Category)])
     func fatalAnswers(status: Int, filter: String?, category: PubNubStatus.Category) async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.filterExpression = filter }
+        let (service, clock, pubnub) = scriptedClient { $0.filterExpression = filter }
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(Answer.status(status, ["message": "nope"]))
@@ -202,8 +189,7 @@ struct SubscribeLoopTests {
 
     @Test("a malformed 200 body with a readable cursor is asked for again once, then skipped from its cursor")
     func malformedSalvaged() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let statuses = Recorder<PubNubStatus>()
         let messages = Recorder<PubNubMessage>()
         pubnub.onStatus = { statuses.append($0) }
@@ -233,8 +219,7 @@ struct SubscribeLoopTests {
 
     @Test("requestMessageCountExceeded fires when one answer holds the threshold")
     func messageCount() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock()) { $0.requestMessageCountThreshold = 2 }
+        let (service, _, pubnub) = scriptedClient { $0.requestMessageCountThreshold = 2 }
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(Answer.subscribe("100"))
@@ -260,8 +245,7 @@ struct SubscribeLoopTests {
 
     @Test("disconnect stops the long-poll; reconnect catches up from the last timetoken")
     func disconnectReconnect() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let statuses = Recorder<PubNubStatus>()
         pubnub.onStatus = { statuses.append($0) }
         service.push(Answer.subscribe("100", region: 4))
@@ -280,9 +264,7 @@ struct SubscribeLoopTests {
 
     @Test("unsubscribing during the reconnection delay cancels the timer; nothing more is sent")
     func unsubscribeDuringBackoff() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.suppressLeaveEvents = true }
+        let (service, clock, pubnub) = scriptedClient { $0.suppressLeaveEvents = true }
         service.push(.failure(TransportError(code: .cannotConnect, message: "down")))
         pubnub.subscribe(to: ["a"])
         await clock.waitForSleepers(1)
@@ -296,9 +278,7 @@ struct SubscribeLoopTests {
 
     @Test("a channel change during the reconnection delay is used by the next handshake")
     func channelChangeDuringReconnect() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock)
+        let (service, clock, pubnub) = scriptedClient()
         service.push(.failure(TransportError(code: .cannotConnect, message: "down")))
         pubnub.subscribe(to: ["a"])
         await clock.waitForSleepers(1)

@@ -18,8 +18,7 @@ private final class Listener: PubNubEventsListener {
 struct SubscriptionTests {
     @Test("events reach only the subscriptions whose entity matched b ?? c: channel, group, wildcard, presence")
     func fanOut() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let channel = pubnub.channel("a").subscription()
         let group = pubnub.channelGroup("g").subscription()
         let wildcard = pubnub.channel("news.*").subscription()
@@ -59,8 +58,7 @@ struct SubscriptionTests {
 
     @Test("a subscription set delivers once per event to its listeners, and to the matching members")
     func setDelivery() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let set = pubnub.subscription(entities: [
             pubnub.channel("a"), pubnub.channelGroup("g"), pubnub.userMetadata("u1"),
         ])
@@ -87,8 +85,7 @@ struct SubscriptionTests {
 
     @Test("unsubscribing a subscription leaves only what no one else holds")
     func sharedNames() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let first = pubnub.channel("a").subscription()
         let second = pubnub.channel("a").subscription()
         service.push(Answer.subscribe("100"))
@@ -106,8 +103,7 @@ struct SubscriptionTests {
 
     @Test("a subscription's stream keeps it subscribed; cancelling the stream unsubscribes it")
     func streamHold() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let subscription = pubnub.channel("a").subscription()
         service.push(Answer.subscribe("100"))
         service.push(Answer.subscribe("200", [Answer.message("a", "one"), Answer.message("a", "two")]))
@@ -127,8 +123,7 @@ struct SubscriptionTests {
 
     @Test("unsubscribe ends a subscription's streams")
     func unsubscribeEndsStreams() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (_, _, pubnub) = scriptedClient()
         let subscription = pubnub.channel("a").subscription()
         let stream = subscription.events()
         let reader = Task { () -> Int in
@@ -164,8 +159,7 @@ struct SubscriptionTests {
 
     @Test("a listener object is held until removed and gets events and statuses")
     func listenerObject() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         pubnub.addListener(Listener())
         let listener = Listener()
         pubnub.addListener(listener)
@@ -203,8 +197,7 @@ struct SubscriptionTests {
 
     @Test("subscribe(with:) on a subscription restores from the timetoken")
     func subscriptionTimetoken() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         service.push(Answer.subscribe("900", region: 6))
         pubnub.channel("a").subscription().subscribe(with: 123)
         #expect(await service.waitForSubscribes(2))
@@ -214,8 +207,7 @@ struct SubscriptionTests {
 
     @Test("unsubscribeAll ends every subscription and forgets the cursor")
     func unsubscribeAllForgets() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         let subscription = pubnub.channel("s").subscription()
         subscription.subscribe()
         pubnub.subscribe(to: ["a"])
@@ -235,9 +227,7 @@ struct SubscriptionTests {
 struct PresenceTests {
     @Test("heartbeats go out on subscribe and then every interval, with state; presence channels excluded")
     func heartbeats() async {
-        let service = FakeService()
-        let clock = ManualClock()
-        let pubnub = makeClient(service, clock: clock) { $0.heartbeatInterval = .seconds(10) }
+        let (service, clock, pubnub) = scriptedClient { $0.heartbeatInterval = .seconds(10) }
         service.push(Answer.subscribe("100"))
         pubnub.subscribe(to: ["a"], and: ["g"], withPresence: true, clientState: ["a": ["k": 1]])
         #expect(await service.waitForPresence(1))
@@ -279,8 +269,7 @@ struct PresenceTests {
 
     @Test("unsubscribe sends leave for channels and groups, never for presence names; suppressLeaveEvents sends none")
     func leave() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         service.push(Answer.subscribe("100"))
         pubnub.subscribe(to: ["a", "b"], and: ["g"], withPresence: true)
         #expect(await service.waitForHeld())
@@ -304,8 +293,7 @@ struct PresenceTests {
 
     @Test("subscribeToPresence subscribes to -pnpres channels only")
     func presenceOnly() async {
-        let service = FakeService()
-        let pubnub = makeClient(service, clock: ManualClock())
+        let (service, _, pubnub) = scriptedClient()
         pubnub.subscribeToPresence(channels: ["room"])
         #expect(await service.waitForSubscribes(1))
         #expect(service.subscribeRequests[0].path == "/v2/subscribe/demo/room-pnpres/0")

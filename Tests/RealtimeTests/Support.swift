@@ -174,6 +174,16 @@ func makeClient(
     return PubNub(configuration: configuration)
 }
 
+/// A new ``FakeService``, a manual clock and a client over both (as ``makeClient(_:clock:token:configure:)``
+/// makes it): what most loop tests start from.
+func scriptedClient(
+    token: String? = nil, configure: (inout PubNubConfiguration) -> Void = { _ in }
+) -> (service: FakeService, clock: ManualClock, pubnub: PubNub) {
+    let service = FakeService()
+    let clock = ManualClock()
+    return (service, clock, makeClient(service, clock: clock, token: token, configure: configure))
+}
+
 /// A subscribe state machine subscribed to `a` and receiving from 100@7 (no jitter by default).
 func receivingFrom100(
     _ settings: SubscribeStateMachine.Settings = SubscribeStateMachine.Settings(
