@@ -119,7 +119,10 @@ public struct AuthMiddleware: CallerIsolatedMiddleware {
 
     private static func withToken(_ token: String?, _ request: HTTPRequest) -> HTTPRequest {
         var request = request
-        request.queryItems.removeAll { $0.name == queryName }
+        // Checked first: `removeAll(where:)` on the shared array copies it even when nothing matches.
+        if request.queryItems.contains(where: { $0.name == queryName }) {
+            request.queryItems.removeAll { $0.name == queryName }
+        }
         if let token {
             request.queryItems.append(HTTPQueryItem(name: queryName, value: token))
         }

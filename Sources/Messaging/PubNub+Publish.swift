@@ -167,15 +167,24 @@ extension PubNub {
         if settings.cryptoModule == nil { settings.cryptoModule = configuration.cryptoModule }
         let operation = options.kind.operation
         do {
+            // The GET form is stamped once to measure its length; when it is the one chosen, that
+            // request is sent as it is rather than stamped a second time.
+            var measured: (call: ServicePipeline.Call, request: HTTPRequest)?
             let call = try MessagingCall.publish(
                 options, publishKey: configuration.publishKey, subscribeKey: configuration.subscribeKey,
                 settings: settings
             ) { call throws(PubNubError) in
-                try pipeline.request(call, custom: request).target.utf8.count
+                let stamped = try pipeline.request(call, custom: request)
+                measured = (call, stamped)
+                return stamped.target.utf8.count
             }
-            return PublishAttempt(
-                pipeline: pipeline, request: try pipeline.request(call, custom: custom), custom: custom,
-                operation: operation)
+            let stamped: HTTPRequest
+            if let measured, measured.call == call {
+                stamped = measured.request
+            } else {
+                stamped = try pipeline.request(call, custom: custom)
+            }
+            return PublishAttempt(pipeline: pipeline, request: stamped, custom: custom, operation: operation)
         } catch {
             throw PubNubPublishError(
                 error: error, status: .failure(error, operation: operation), attempt: nil,

@@ -39,7 +39,9 @@ package final class OriginHealth: Sendable {
     private struct State: Sendable {
         var started: UInt64 = 0
         var nextObserver: UInt64 = 0
-        var observers: [UInt64: @Sendable (Signal) -> Void] = [:]
+        /// An array, not a dictionary keyed by observer: every request reports, so ``report(_:sequence:)``
+        /// takes this array as it is (one retain) instead of building one from a dictionary's values.
+        var observers: [(key: UInt64, observer: @Sendable (Signal) -> Void)] = []
     }
 
     private let state = Locked(State())
@@ -51,14 +53,14 @@ package final class OriginHealth: Sendable {
     package func addObserver(_ observer: @escaping @Sendable (Signal) -> Void) -> UInt64 {
         state.withLock { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = observer
+            state.observers.append((state.nextObserver, observer))
             return state.nextObserver
         }
     }
 
     /// Stops calling the observer added under `key`.
     package func removeObserver(_ key: UInt64) {
-        state.withLock { state in state.observers[key] = nil }
+        state.withLock { state in state.observers.removeAll { $0.key == key } }
     }
 
     /// The sequence number of the last request started so far: a signal whose sequence is greater
@@ -77,9 +79,10 @@ package final class OriginHealth: Sendable {
 
     /// Hands `outcome` of the request numbered `sequence` to every observer.
     package func report(_ outcome: Outcome, sequence: UInt64) {
-        let observers = state.withLock { Array($0.observers.values) }
+        let observers = state.withLock { $0.observers }
+        guard !observers.isEmpty else { return }
         let signal = Signal(outcome: outcome, sequence: sequence)
-        for observer in observers { observer(signal) }
+        for entry in observers { entry.observer(signal) }
     }
 
     /// What a failure to exchange says about the origin; `nil` when it says nothing (a

@@ -10,7 +10,11 @@ package import Transport
 /// and ``send(_:chain:custom:)``. REST calls use ``Chain/retrying``; the subscribe loop, which owns
 /// its reconnection, uses ``Chain/direct`` and still passes through auth and the user's
 /// middlewares.
-package struct ServicePipeline: Sendable {
+///
+/// A class, not a struct: every call copies the facade values that hold it (`pubnub.dataSync`,
+/// the engines), and a struct of this many references costs a retain and a release of each per
+/// copy, which showed up in the profile of 16 concurrent `getUser` (issue 34 §1).
+package final class ServicePipeline: Sendable {
     /// Which middlewares a request passes through.
     package enum Chain: Sendable, Hashable {
         /// Retry (per the configured or per-request policy), then auth, then the user's middlewares.
@@ -47,8 +51,7 @@ package struct ServicePipeline: Sendable {
     package let transport: Result<any HTTPClient, PubNubError>
     /// Auth first (so every retry attempt carries the current token), then the user's middlewares.
     package let middlewares: [any HTTPMiddleware]
-    /// Where the outcome of each request to the origin is reported (see ``exchange(_:chain:custom:reportsOriginHealth:)``);
-    /// shared by every copy of this pipeline.
+    /// Where the outcome of each request to the origin is reported (see ``exchange(_:chain:custom:reportsOriginHealth:)``).
     package let originHealth = OriginHealth()
 
     /// Assembles the pipeline of a client: its transport (the configured one, or the platform's
@@ -88,6 +91,7 @@ package struct ServicePipeline: Sendable {
     package func request(_ call: Call, custom: PubNub.RequestConfiguration) throws(PubNubError) -> HTTPRequest {
         let origin = try self.origin.get()
         var query = call.query
+        query.reserveCapacity(call.query.count + 2 + custom.queryParameters.count)
         query.append(HTTPQueryItem(name: "uuid", value: configuration.userId))
         query.append(HTTPQueryItem(name: "pnsdk", value: PubNub.pnsdk))
         query.sort { $0.name < $1.name }

@@ -192,6 +192,8 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// Percent-encodes `text`, leaving only `A-Z a-z 0-9 - . _ ~` as they are.
     public static func percentEncode(_ text: String) -> String {
+        // Keys and ids are usually plain: hand the string back rather than copy it byte by byte.
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         appendPercentEncoded(text, to: &output)
@@ -200,16 +202,25 @@ public struct HTTPRequest: Sendable, Hashable {
 
     private static func appendPercentEncoded(_ text: String, to output: inout [UInt8]) {
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
+            if isUnreserved(byte) {
                 output.append(byte)
-            default:
+            } else {
                 output.append(UInt8(ascii: "%"))
                 output.append(hexDigit(byte >> 4))
                 output.append(hexDigit(byte & 0x0F))
             }
+        }
+    }
+
+    /// Whether `byte` is an RFC 3986 unreserved character (`A-Z a-z 0-9 - . _ ~`), sent as it is.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
         }
     }
 

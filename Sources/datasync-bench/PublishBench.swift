@@ -20,6 +20,11 @@ import Transport
 ///
 /// The group also runs 16 concurrent `dataSync.getUser` calls against the bare transport sending
 /// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read).
+///
+/// For profiling one pair alone (`perf record` of the whole group mixes every row):
+/// `PUBLISH_BENCH_ROWS=reads` (or `publish`) runs only those rows, `PUBLISH_BENCH_BACKENDS=curl`
+/// (or `URLSession`) only that backend, and `PUBLISH_BENCH_TRIALS=n` takes turns `n` times
+/// instead of 7.
 enum PublishBench {
     static let channel = "bench-publish"
     static let message: JSONValue = ["text": "hello from the publish bench", "n": 42]
@@ -27,7 +32,18 @@ enum PublishBench {
     static let concurrency = 16
     static let perWorker = 25
     /// How many times ours and the baseline take turns (each keeps its best round).
-    static let trials = 7
+    static let trials = environment("PUBLISH_BENCH_TRIALS").flatMap { Int($0) }.map { max(1, $0) } ?? 7
+    /// Which rows run: `reads`, `publish`, or both when unset.
+    static let rowsFilter = environment("PUBLISH_BENCH_ROWS")
+    /// Which backends run, comma-separated; both when unset.
+    static let backends =
+        environment("PUBLISH_BENCH_BACKENDS").map { $0.split(separator: ",").map(String.init) } ?? [
+            "curl", "URLSession",
+        ]
+
+    private static func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     static func run() async throws -> [BenchRow] {
         let emulator = try Emulator(configuration: EmulatorConfiguration())
@@ -36,7 +52,7 @@ enum PublishBench {
         guard let port = url.port else { throw BenchFailure(message: "the emulator reported no port") }
         var rows: [BenchRow] = []
         var curlFigures: (sequential: Double, concurrent: Double)?
-        for backend in ["curl", "URLSession"] {
+        for backend in backends {
             let transport: any HTTPClient = backend == "curl" ? try CurlHTTPClient() : try URLSessionHTTPClient()
             let pubnub = PubNub(
                 configuration: PubNubConfiguration(
@@ -47,12 +63,18 @@ enum PublishBench {
                 custom: PubNub.RequestConfiguration()
             ).request
 
+            if rowsFilter == "reads" {
+                rows += try await concurrentReads(pubnub: pubnub, transport: transport, backend: backend)
+                continue
+            }
             // Ours and the baseline take turns, `trials` times each, and each keeps its best, so a
             // burst of load from elsewhere on the machine does not favour one of them.
             var sdkSequential = 0.0
             var bareSequential = 0.0
             var sdkConcurrent = 0.0
             var bareConcurrent = 0.0
+            var sdkConcurrentCPU = Double.infinity
+            var bareConcurrentCPU = Double.infinity
             let total = concurrency * perWorker
             for _ in 0..<trials {
                 sdkSequential = max(
@@ -75,6 +97,16 @@ enum PublishBench {
                     try await Bench.throughputAsync(operations: total) {
                         try await concurrently { for _ in 0..<perWorker { try await send(request, transport) } }
                     })
+                sdkConcurrentCPU = min(
+                    sdkConcurrentCPU,
+                    try await cpuPerOperation(operations: total) {
+                        try await concurrently { for _ in 0..<perWorker { try await publish(pubnub) } }
+                    })
+                bareConcurrentCPU = min(
+                    bareConcurrentCPU,
+                    try await cpuPerOperation(operations: total) {
+                        try await concurrently { for _ in 0..<perWorker { try await send(request, transport) } }
+                    })
             }
             rows.append(
                 BenchRow(
@@ -87,8 +119,17 @@ enum PublishBench {
                         "publish: \(concurrency) concurrent publishers via the SDK, loopback emulator (\(backend))",
                     unit: "publishes/s", ours: sdkConcurrent,
                     baselineName: "bare \(backend) transport, \(concurrency) concurrent", baseline: bareConcurrent))
+            rows.append(
+                BenchRow(
+                    scenario:
+                        "publish: CPU per publish, \(concurrency) concurrent via the SDK (\(backend), emulator included)",
+                    unit: "µs/publish", ours: sdkConcurrentCPU,
+                    baselineName: "bare \(backend) transport, \(concurrency) concurrent", baseline: bareConcurrentCPU,
+                    higherIsBetter: false))
             if backend == "curl" { curlFigures = (sdkSequential, sdkConcurrent) }
-            rows.append(try await concurrentReads(pubnub: pubnub, transport: transport, backend: backend))
+            if rowsFilter != "publish" {
+                rows += try await concurrentReads(pubnub: pubnub, transport: transport, backend: backend)
+            }
         }
 
         guard let python = pythonPath() else {
@@ -121,7 +162,7 @@ enum PublishBench {
     /// 16 concurrent `getUser` through the SDK against the bare transport sending the request the
     /// SDK built for the same call (recorded once), alternating `trials` times, best of each.
     private static func concurrentReads(pubnub: PubNub, transport: any HTTPClient, backend: String) async throws
-        -> BenchRow
+        -> [BenchRow]
     {
         let userID = "bench-reader-\(backend)"
         _ = try? await pubnub.dataSync.createUser(
@@ -132,32 +173,57 @@ enum PublishBench {
         let total = concurrency * perWorker
         var sdk = 0.0
         var bare = 0.0
-        for _ in 0..<trials {
-            sdk = max(
-                sdk,
-                try await Bench.throughputAsync(operations: total) {
-                    try await concurrently {
-                        for _ in 0..<perWorker { _ = try await pubnub.dataSync.getUser(id: userID) }
-                    }
-                })
-            bare = max(
-                bare,
-                try await Bench.throughputAsync(operations: total) {
-                    try await concurrently {
-                        for _ in 0..<perWorker {
-                            let response = try await transport.send(request)
-                            guard response.status == 200 else {
-                                throw BenchFailure(message: "the bare getUser was answered \(response.status)")
-                            }
-                        }
-                    }
-                })
+        var sdkCPU = Double.infinity
+        var bareCPU = Double.infinity
+        let sdkRound: @Sendable () async throws -> Void = {
+            try await concurrently {
+                for _ in 0..<perWorker { _ = try await pubnub.dataSync.getUser(id: userID) }
+            }
         }
-        return BenchRow(
-            scenario: "getUser: \(concurrency) concurrent readers via the SDK, loopback emulator (\(backend))",
-            unit: "reads/s", ours: sdk, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
-            baseline: bare)
+        let bareRound: @Sendable () async throws -> Void = {
+            try await concurrently {
+                for _ in 0..<perWorker {
+                    let response = try await transport.send(request)
+                    guard response.status == 200 else {
+                        throw BenchFailure(message: "the bare getUser was answered \(response.status)")
+                    }
+                }
+            }
+        }
+        for _ in 0..<trials {
+            sdk = max(sdk, try await Bench.throughputAsync(operations: total, sdkRound))
+            bare = max(bare, try await Bench.throughputAsync(operations: total, bareRound))
+            sdkCPU = min(sdkCPU, try await cpuPerOperation(operations: total, sdkRound))
+            bareCPU = min(bareCPU, try await cpuPerOperation(operations: total, bareRound))
+        }
+        return [
+            BenchRow(
+                scenario: "getUser: \(concurrency) concurrent readers via the SDK, loopback emulator (\(backend))",
+                unit: "reads/s", ours: sdk, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
+                baseline: bare),
+            BenchRow(
+                scenario:
+                    "getUser: CPU per read, \(concurrency) concurrent via the SDK (\(backend), emulator included)",
+                unit: "µs/read", ours: sdkCPU, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
+                baseline: bareCPU, higherIsBetter: false),
+        ]
     }
+
+    /// CPU time of the whole process (user and system, every thread: the in-process emulator's
+    /// too, which is the same for both sides) per operation over `cpuRounds` rounds of `body`,
+    /// after one warm-up round. Unlike a rate, it hardly moves when other processes load the
+    /// machine, so it shows the SDK's own cost when the throughput rows are too noisy to.
+    private static func cpuPerOperation(
+        operations: Int, _ body: @Sendable () async throws -> Void
+    ) async throws -> Double {
+        try await body()
+        let start = CurlRoundTripBench.usage()
+        for _ in 0..<cpuRounds { try await body() }
+        let used = CurlRoundTripBench.usage() - start
+        return used.cpuSeconds * 1e6 / Double(operations * cpuRounds)
+    }
+
+    static let cpuRounds = 5
 
     private static func publish(_ pubnub: PubNub) async throws {
         _ = try await pubnub.publish(channel: channel, message: message)

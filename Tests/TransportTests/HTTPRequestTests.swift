@@ -34,6 +34,28 @@ struct HTTPRequestTests {
         #expect(HTTPRequest.percentEncode("\u{FF}\u{10}zZ09-._~") == "%C3%BF%10zZ09-._~")
     }
 
+    @Test(
+        "percent-encoding keeps exactly the unreserved characters, whether the text needs encoding or not",
+        arguments: ["", "demo", "sub-c-0123_abc.~", "user 1", "a/b", "~.", "é", "tail%", "%41", "plain-then-ü"])
+    func percentEncodingTable(_ text: String) {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        var expected = ""
+        for byte in text.utf8 {
+            expected += unreserved.contains(byte) ? String(UnicodeScalar(byte)) : "%" + hex(byte)
+        }
+        #expect(HTTPRequest.percentEncode(text) == expected)
+        for byte in UInt8(0)...UInt8(127) {
+            let single = String(UnicodeScalar(byte))
+            let encoded = HTTPRequest.percentEncode(text + single)
+            #expect(encoded == expected + (unreserved.contains(byte) ? single : "%" + hex(byte)))
+        }
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+
     @Test("a bare query item has no equals sign and the order is kept")
     func bareQueryItem() {
         let request = HTTPRequest(
