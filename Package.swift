@@ -210,7 +210,8 @@ let package = Package(
                 "DataSyncEmulator", "FilterExpression",
             ]),
         .testTarget(
-            name: "EmulatorHTTPServerTests", dependencies: ["EmulatorHTTP", "DataSyncTestSupport", "JSONCore"]),
+            name: "EmulatorHTTPServerTests",
+            dependencies: ["EmulatorHTTP", "DataSyncTestSupport", "JSONCore", "PubNubBase"]),
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
         .testTarget(

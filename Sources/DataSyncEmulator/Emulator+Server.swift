@@ -152,14 +152,16 @@ struct LoggingHandler: ServerHandler {
 /// `EmulatorHTTP`'s `HTTPServer.Configuration` has the details).
 public struct EmulatorServerLimits: Sendable, Hashable {
     /// The most connections open at once. At the limit a new connection closes the one idle
-    /// longest, or, when none is idle, is answered `503` with `Retry-After: 1` at once. Default 4,096.
+    /// longest, or, when none is idle, is answered `503` with `Retry-After: 1` at once. Default 16,384 (room for 10,000 held
+    /// long-polls); at start the server raises the soft file-descriptor limit to fit it, or, where
+    /// the hard limit is too low, serves fewer and says so on standard error.
     public var maximumConnections: Int
     /// The most request bytes buffered across all connections at once (a body counts at its
     /// declared length); a request over it is answered `503` with `Retry-After: 1`. Default 256 MiB.
     public var maximumBufferedRequestBytes: Int
 
     /// Creates limits; the defaults are the HTTP server's.
-    public init(maximumConnections: Int = 4096, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024) {
+    public init(maximumConnections: Int = 16_384, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024) {
         self.maximumConnections = maximumConnections
         self.maximumBufferedRequestBytes = maximumBufferedRequestBytes
     }

@@ -286,6 +286,13 @@ public actor Emulator {
     /// How many subscribe long-polls are held right now.
     public nonisolated var heldSubscribeCount: Int { bus.waiters.count }
 
+    /// Work counters of the pub/sub bus, for tests that check a fan-out's cost: how many times a
+    /// long-poll read the log on the bus (`collects`) and how many subscribe answers were encoded
+    /// rather than shared (`encodings`).
+    package func pubSubWork() async -> (collects: Int, encodings: Int) {
+        (await bus.collectCount, bus.answers.encodedCount)
+    }
+
     // MARK: Seeding
 
     /// Defines classes (class-document format) in the keyset of `subscribeKey`.

@@ -110,7 +110,7 @@ final class EventLoop: @unchecked Sendable {
         self.sendNanoseconds = Self.nanoseconds(configuration.sendTimeout)
         self.handlingInputCap = configuration.maximumRequestLineBytes + configuration.maximumHeaderBytes
         self.bufferBudget = configuration.maximumBufferedRequestBytes
-        self.maximumRefusals = max(16, configuration.maximumConnections / 16)
+        self.maximumRefusals = DescriptorBudget.refusalSlots(configuration.maximumConnections)
     }
 
     static func nanoseconds(_ duration: Duration) -> UInt64 {

@@ -51,7 +51,14 @@ public final class HTTPServer: Sendable {
         /// The most connections open at once. A connection arriving at the limit closes the
         /// connection that has been idle (between requests, nothing buffered) the longest; when
         /// none is idle it is answered at once with `503 Service Unavailable` and `Retry-After: 1`
-        /// and closed, so no client waits unanswered in the listen backlog. Default 4,096.
+        /// and closed, so no client waits unanswered in the listen backlog. Default 16,384
+        /// (room for 10,000 held long-polls).
+        ///
+        /// Each connection is a file descriptor. ``HTTPServer/start()`` raises the process's soft
+        /// `RLIMIT_NOFILE` up to its hard limit when the limit is too low for this many (plus a
+        /// sixteenth for refusals in flight and 64 spare); when even the hard limit is too low it
+        /// serves fewer, says so once on standard error, and ``HTTPServer/connectionLimit`` tells
+        /// how many.
         public var maximumConnections: Int
         /// The most request bytes buffered across all connections at once: request heads and
         /// bodies being received, a body counting at its declared `Content-Length` from its head
@@ -81,7 +88,7 @@ public final class HTTPServer: Sendable {
             self.idleTimeout = .seconds(60)
             self.requestTimeout = .seconds(30)
             self.sendTimeout = .seconds(30)
-            self.maximumConnections = 4096
+            self.maximumConnections = 16_384
             self.maximumBufferedRequestBytes = 256 * 1024 * 1024
             self.listenBacklog = 1024
         }
@@ -129,6 +136,7 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: any ServerHandler
     private let state = Locked(State.idle)
+    private let descriptors: DescriptorEnvironment
 
     /// Creates a server that answers requests with `handler`. Nothing is bound until ``start()``.
     ///
@@ -138,9 +146,16 @@ public final class HTTPServer: Sendable {
     ///   - handler: Answers every request that parses: at once on the server's thread when its
     ///     ``ServerHandler/respondImmediately(to:)`` does, otherwise in a task of its own, cancelled
     ///     when the client leaves.
-    public init(configuration: Configuration = Configuration(), handler: any ServerHandler) {
+    public convenience init(configuration: Configuration = Configuration(), handler: any ServerHandler) {
+        self.init(configuration: configuration, handler: handler, descriptors: .system)
+    }
+
+    /// A server whose file-descriptor limit check reads and raises `descriptors` instead of the
+    /// process's `RLIMIT_NOFILE`, for tests.
+    package init(configuration: Configuration, handler: any ServerHandler, descriptors: DescriptorEnvironment) {
         self.configuration = configuration
         self.handler = handler
+        self.descriptors = descriptors
     }
 
     deinit {
@@ -158,6 +173,19 @@ public final class HTTPServer: Sendable {
             case .idle: return nil
             case .running(_, let port): return port
             case .stopped(_, let port): return port
+            }
+        }
+    }
+
+    /// The connection limit in force once ``start()`` has returned: the configuration's
+    /// ``Configuration/maximumConnections``, or fewer when the process's file-descriptor limit
+    /// cannot hold that many even after raising its soft limit to the hard one. `nil` before.
+    public var connectionLimit: Int? {
+        state.withLock { state in
+            switch state {
+            case .idle: return nil
+            case .running(let loop, _): return loop.configuration.maximumConnections
+            case .stopped(let loop, _): return loop?.configuration.maximumConnections
             }
         }
     }
@@ -182,6 +210,14 @@ public final class HTTPServer: Sendable {
     ///   address cannot be used, ``HTTPServerError/Code/invalidConfiguration`` for a limit below 1.
     public func start() async throws {
         try validate(configuration)
+        var configuration = self.configuration
+        let (limits, raise) = descriptors.read()
+        if let limits {
+            let budget = DescriptorBudget.plan(
+                maximumConnections: configuration.maximumConnections, limits: limits, raise: raise)
+            configuration.maximumConnections = budget.maximumConnections
+            if let warning = budget.warning { descriptors.report(warning) }
+        }
         let outcome: Result<Void, HTTPServerError> = state.withLock { state in
             guard case .idle = state else {
                 return .failure(

@@ -19,17 +19,20 @@ package enum EventBackend: Sendable, Hashable {
 /// Readiness notification over a set of descriptors, each tagged with a token. Event bits are
 /// `poll(2)`'s (`POLLIN`, `POLLOUT`, `POLLERR`, `POLLHUP`, and ``Poller/readHangUp``).
 /// Level-triggered, so a report repeats until the condition is handled. Loop-thread only.
-final class Poller {
-    struct Ready {
-        var token: UInt64
-        var events: Int16
+///
+/// Package access so the benchmarks' load generator can wait on ten thousand client sockets
+/// the way the server does; one thread owns an instance.
+package final class Poller {
+    package struct Ready {
+        package var token: UInt64
+        package var events: Int16
     }
 
     /// `POLLRDHUP` (the peer shut down its side) on Linux; Glibc does not export it to Swift.
     #if os(Linux)
-        static let readHangUp: Int16 = 0x2000
+        package static let readHangUp: Int16 = 0x2000
     #else
-        static let readHangUp: Int16 = 0
+        package static let readHangUp: Int16 = 0
     #endif
 
     private let epollFD: Int32
@@ -40,7 +43,7 @@ final class Poller {
     private var tokens = [UInt64](repeating: 0, count: 256)
     private var eventBits = [UInt32](repeating: 0, count: 256)
 
-    init(backend: EventBackend) throws(HTTPServerError) {
+    package init(backend: EventBackend) throws(HTTPServerError) {
         if backend == .automatic && cepoll_is_available() == 1 {
             let fd = cepoll_create()
             guard fd >= 0 else {
@@ -59,7 +62,7 @@ final class Poller {
 
     var usesEpoll: Bool { epollFD >= 0 }
 
-    func add(_ fd: Int32, token: UInt64, events: Int16) {
+    package func add(_ fd: Int32, token: UInt64, events: Int16) {
         if epollFD >= 0 {
             _ = cepoll_add(epollFD, fd, UInt32(UInt16(bitPattern: events)), token)
         } else {
@@ -67,7 +70,7 @@ final class Poller {
         }
     }
 
-    func modify(_ fd: Int32, token: UInt64, events: Int16) {
+    package func modify(_ fd: Int32, token: UInt64, events: Int16) {
         if epollFD >= 0 {
             _ = cepoll_modify(epollFD, fd, UInt32(UInt16(bitPattern: events)), token)
         } else {
@@ -76,7 +79,7 @@ final class Poller {
     }
 
     /// Unregisters `fd`; call before closing it.
-    func remove(_ fd: Int32) {
+    package func remove(_ fd: Int32) {
         if epollFD >= 0 {
             _ = cepoll_remove(epollFD, fd)
         } else {
@@ -86,7 +89,7 @@ final class Poller {
 
     /// Waits up to `timeout` milliseconds (-1: no limit) and fills `ready`. Returns false on an
     /// unrecoverable error (an interrupted wait returns true with nothing ready).
-    func wait(timeout: Int32, into ready: inout [Ready]) -> Bool {
+    package func wait(timeout: Int32, into ready: inout [Ready]) -> Bool {
         ready.removeAll(keepingCapacity: true)
         if epollFD >= 0 {
             let count = tokens.withUnsafeMutableBufferPointer { tokenBuffer in

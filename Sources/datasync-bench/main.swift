@@ -4,6 +4,11 @@
 import ArgumentParsing
 import Foundation
 
+// The fanout group's server child is this binary again (FanoutBench.serve).
+if ProcessInfo.processInfo.environment[FanoutBench.roleVariable] == FanoutBench.serverRole {
+    await FanoutBench.serve()
+}
+
 let groups: [BenchGroup] = [
     BenchGroup(
         name: "json", run: JSONBenchmarks.run,
@@ -38,6 +43,9 @@ let groups: [BenchGroup] = [
     BenchGroup(
         name: "pubsub", run: PubSubBenchmarks.run,
         summary: "emulator publish rate, publish-to-deliver latency, fan-out, memory per subscriber"),
+    BenchGroup(
+        name: "fanout", run: FanoutBench.run,
+        summary: "publish→deliver p50/p99 and deliveries/s with 1,000 and 10,000 held long-polls vs keep-alive GETs"),
     BenchGroup(
         name: "realtime", run: RealtimeBenchmarks.run,
         summary: "subscribe-answer decode vs the Python SDK, publish-to-onMessage latency, 1,000 subscriptions"),

@@ -30,6 +30,30 @@ import Testing
         #expect(reply.cursor == sent)
     }
 
+    /// Issue 34 §4: a publish answers the long-polls it wakes with events the bus found in the
+    /// same turn (no second read of the log per subscriber) and with one encoded body for all.
+    @Test func aPublishAnswersEveryHeldReceiveWithoutRereadingTheLogAndEncodesOnce() async throws {
+        let client = try PubSubClient()
+        let cursor = try await client.handshake("room")
+        var held: [Task<PubSubReply, Never>] = []
+        for index in 0..<20 {
+            held.append(await client.held("room", tt: cursor, query: "uuid=s\(index)", already: index))
+        }
+        let before = await client.emulator.pubSubWork()
+        let sent = try PubSubClient.sentTimetoken(try await client.publish("room", "hi"))
+        var bodies = Set<String>()
+        for task in held {
+            let reply = await task.value
+            #expect(reply.payloads == ["hi"])
+            #expect(reply.cursor == sent)
+            bodies.insert(reply.text)
+        }
+        let after = await client.emulator.pubSubWork()
+        #expect(bodies.count == 1)
+        #expect(after.collects == before.collects)
+        #expect(after.encodings == before.encodings + 1)
+    }
+
     @Test func heldReceivesShareOneTimerAndEachAnswersAtItsOwnDeadline() async throws {
         let client = try PubSubClient()
         let cursor = try await client.handshake("room", query: "")

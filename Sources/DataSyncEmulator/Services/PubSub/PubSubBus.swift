@@ -70,6 +70,8 @@ actor PubSubBus {
     let configuration: PubSubConfiguration
     nonisolated let clock: EmulatorClock
     nonisolated let waiters = WaiterRegistry()
+    /// The last subscribe answer encoded, shared by every long-poll a publish answers alike.
+    nonisolated let answers = AnswerCache()
     /// subscribe key → publish key.
     nonisolated let publishKeys: [String: String]
     /// `r` in every cursor and `p`.
@@ -80,6 +82,8 @@ actor PubSubBus {
     private(set) var nextDeadline = Int64.max
     /// How many times ``sweepExpired()`` was called: tests check a request sweeps once.
     private(set) var sweepCount = 0
+    /// How many times a long-poll read the log through ``collect(subscribeKey:after:subscription:filter:)``.
+    private(set) var collectCount = 0
     /// The pub/sub half of the state file; nil without one, and then nothing is written.
     let journal: PubSubJournal?
 
@@ -151,8 +155,17 @@ actor PubSubBus {
     }
 
     private func append(_ event: BusEvent) {
-        withKeyset(event.subscribeKey) { $0.log.append(event) }
-        waiters.advance(subscribeKey: event.subscribeKey, head: event.timetoken, channel: event.channel)
+        let log = withKeyset(event.subscribeKey) { state in
+            state.log.append(event)
+            return state.log
+        }
+        // The woken long-polls get their events here, in this one turn on the actor, instead of
+        // each coming back to `collect`: with N held that was N hops through this actor, one
+        // after another, before the last subscriber could be answered.
+        let limit = max(1, configuration.maximumMessagesPerResponse)
+        waiters.advance(subscribeKey: event.subscribeKey, head: event.timetoken, channel: event.channel) { query in
+            Self.matching(in: log, after: query.after, matcher: query.matcher, filter: query.filter, limit: limit)
+        }
     }
 
     // MARK: Receiving
@@ -162,12 +175,21 @@ actor PubSubBus {
     func collect(
         subscribeKey: String, after: UInt64, subscription: Subscription, filter: StreamFilter?
     ) -> (events: [(BusEvent, String?)], head: UInt64, matcher: Subscription.Matcher) {
+        collectCount += 1
         sweepExpired()
         let state = keysets[subscribeKey]
         let matcher = subscription.matcher { state?.groups[$0] ?? [] }
         guard let log = state?.log else { return ([], 0, matcher) }
-        var found: [(BusEvent, String?)] = []
         let limit = max(1, configuration.maximumMessagesPerResponse)
+        return (Self.matching(in: log, after: after, matcher: matcher, filter: filter, limit: limit), log.head, matcher)
+    }
+
+    /// The events of `log` after `after` that `matcher` and `filter` let through, at most `limit`,
+    /// each with its `b`.
+    static func matching(
+        in log: EventLog, after: UInt64, matcher: Subscription.Matcher, filter: StreamFilter?, limit: Int
+    ) -> [(BusEvent, String?)] {
+        var found: [(BusEvent, String?)] = []
         var index = log.firstIndex(after: after)
         while index < log.events.count, found.count < limit {
             let event = log.events[index]
@@ -178,7 +200,7 @@ actor PubSubBus {
             }
             found.append((event, subscriptionName))
         }
-        return (found, log.head, matcher)
+        return found
     }
 
     /// The cursor for an answer without messages: a fresh timetoken, or `after` when it is later.

@@ -194,30 +194,19 @@ struct PubSubService: EmulatorService {
             if bus.clock.now >= deadline {
                 return cursorReply(await bus.emptyCursor(subscribeKey: subscribeKey, after: cursor), events: [])
             }
-            await waitForEvent(subscribeKey: subscribeKey, head: head, matcher: matcher, deadline: deadline)
-        }
-    }
-
-    /// Returns when an event the matcher accepts may have arrived, the deadline passed, or the
-    /// task was cancelled.
-    private func waitForEvent(
-        subscribeKey: String, head: UInt64, matcher: Subscription.Matcher, deadline: EmulatorClock.Instant
-    ) async {
-        await bus.waiters.wait(subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock) {
-            matcher.accepts($0)
+            let delivered = await bus.waiters.wait(
+                subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock,
+                query: WaiterRegistry.Query(after: cursor, matcher: matcher, filter: filter))
+            // Woken by a publish with events found for us: answer without another turn on the bus.
+            if let last = delivered.last, !Task.isCancelled {
+                return cursorReply(last.0.timetoken, events: delivered)
+            }
         }
     }
 
     /// `{"t":{"t":"<tt>","r":<r>},"m":[…]}` with `"t"` first, as Swift's salvage logic expects.
     private func cursorReply(_ timetoken: UInt64, events: [(BusEvent, String?)]) -> ServerResponse {
-        var body = Array("{\"t\":{\"t\":\"\(timetoken)\",\"r\":\(bus.region)},\"m\":[".utf8)
-        for (index, (event, subscription)) in events.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body +=
-                (try? event.envelope(region: bus.region, subscription: subscription).jsonBytes()) ?? Array("{}".utf8)
-        }
-        body += Array("]}".utf8)
-        return PubSubWire.bytes(200, body)
+        PubSubWire.bytes(200, bus.answers.body(timetoken: timetoken, events: events, region: bus.region))
     }
 
     // MARK: Channel groups

@@ -14,11 +14,24 @@ import PubNubBase
 /// long-poll is then one suspended task and one entry in this table, where a task group with a
 /// waiting child and a sleeping child (and the clock's timer task behind the sleep) cost four
 /// tasks per subscriber.
+///
+/// A wake by a published event carries the waiter's events, found by the bus in the turn that
+/// logged the event (see ``advance(subscribeKey:head:channel:answer:)``); every other wake
+/// (deadline, cancellation, changed groups) carries none and the long-poll looks again itself.
 final class WaiterRegistry: Sendable {
+    /// What a held long-poll waits for: events after `after` that `matcher` and `filter` accept.
+    struct Query: Sendable {
+        let after: UInt64
+        let matcher: Subscription.Matcher
+        let filter: StreamFilter?
+    }
+
+    typealias Events = [(BusEvent, String?)]
+
     private struct Waiter {
         let subscribeKey: String
-        let interest: @Sendable (String) -> Bool
-        let continuation: CheckedContinuation<Void, Never>
+        let query: Query
+        let continuation: CheckedContinuation<Events, Never>
         /// Nanoseconds since 1970 on the emulator clock.
         let deadline: Int64
     }
@@ -41,46 +54,51 @@ final class WaiterRegistry: Sendable {
     var count: Int { state.withLock { $0.waiters.count } }
 
     /// Records that the log of `subscribeKey` now ends at `head`, and wakes the waiters of that
-    /// keyset whose interest matches `channel` (all of them when `channel` is nil).
-    func advance(subscribeKey: String, head: UInt64, channel: String?) {
-        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+    /// keyset whose matcher accepts `channel` (all of them when `channel` is nil), each with what
+    /// `answer` finds for it (called outside the lock, once per woken waiter, before any resumes).
+    func advance(
+        subscribeKey: String, head: UInt64, channel: String?, answer: (Query) -> Events = { _ in [] }
+    ) {
+        let due: [Waiter] = state.withLock { state in
             state.heads[subscribeKey] = max(state.heads[subscribeKey] ?? 0, head)
             let due = state.waiters.filter { entry in
-                entry.value.subscribeKey == subscribeKey && (channel.map(entry.value.interest) ?? true)
+                entry.value.subscribeKey == subscribeKey && (channel.map(entry.value.query.matcher.accepts) ?? true)
             }
             for id in due.keys { state.waiters[id] = nil }
             Self.stopSweeperIfIdle(&state)
-            return due.values.map(\.continuation)
+            return Array(due.values)
         }
-        for continuation in woken { continuation.resume() }
+        let answered = due.map { channel == nil ? [] : answer($0.query) }
+        for (waiter, events) in zip(due, answered) { waiter.continuation.resume(returning: events) }
     }
 
-    /// Suspends until the log of `subscribeKey` moves past `seen` with an event `interest`
-    /// accepts (or any change when woken without a channel), until `clock` reaches `deadline`, or
-    /// until the task is cancelled.
+    /// Suspends until the log of `subscribeKey` moves past `seen` with an event the query's
+    /// matcher accepts (or any change when woken without a channel), until `clock` reaches
+    /// `deadline`, or until the task is cancelled. Returns the query's events when a publish woke
+    /// it, and nothing otherwise (look again).
     func wait(
         subscribeKey: String, seen: UInt64, until deadline: EmulatorClock.Instant, on clock: EmulatorClock,
-        interest: @escaping @Sendable (String) -> Bool
-    ) async {
+        query: Query
+    ) async -> Events {
         let id = state.withLock { state in
             state.next += 1
             return state.next
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Events, Never>) in
                 let immediate: Bool = state.withLock { state in
                     if state.cancelledEarly.remove(id) != nil { return true }
                     if (state.heads[subscribeKey] ?? 0) > seen { return true }
                     if clock.now >= deadline { return true }
                     state.waiters[id] = Waiter(
-                        subscribeKey: subscribeKey, interest: interest, continuation: continuation,
+                        subscribeKey: subscribeKey, query: query, continuation: continuation,
                         deadline: deadline.nanosecondsSince1970)
                     if state.sweeperTarget.map({ deadline.nanosecondsSince1970 < $0 }) ?? true {
                         startSweeper(&state, clock: clock)
                     }
                     return false
                 }
-                if immediate { continuation.resume() }
+                if immediate { continuation.resume(returning: []) }
             }
         } onCancel: {
             let waiter: Waiter? = state.withLock { state in
@@ -91,7 +109,7 @@ final class WaiterRegistry: Sendable {
                 state.cancelledEarly.insert(id)
                 return nil
             }
-            waiter?.continuation.resume()
+            waiter?.continuation.resume(returning: [])
         }
     }
 
@@ -126,14 +144,14 @@ final class WaiterRegistry: Sendable {
     /// Resumes the waiters whose deadline is at or before `now` and moves the sweeper's target to
     /// the earliest one left.
     private func expire(generation: UInt64, now: Int64) {
-        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+        let woken: [CheckedContinuation<Events, Never>] = state.withLock { state in
             guard state.sweeperGeneration == generation else { return [] }
             let due = state.waiters.filter { $0.value.deadline <= now }
             for id in due.keys { state.waiters[id] = nil }
             state.sweeperTarget = Self.earliest(state.waiters)
             return due.values.map(\.continuation)
         }
-        for continuation in woken { continuation.resume() }
+        for continuation in woken { continuation.resume(returning: []) }
     }
 
     /// With nothing held, no sweeper sleeps: an idle emulator keeps no timer for long-polls.
