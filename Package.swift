@@ -71,6 +71,7 @@ let package = Package(
             name: "DataSyncEmulator",
             dependencies: [
                 "EmulatorHTTP", "PubNubBase", "JSONCore", "JSONPatch", "FilterExpression", "ArgumentParsing",
+                "ClassDocumentFormat",
             ],
             // The web console (Documentation/Emulator.md, "Web console"), compiled in so it needs no
             // resource bundle at run time.
@@ -158,7 +159,11 @@ let package = Package(
             ]),
 
         // The class-definition code generator and its plugins (Plugins/README.md).
-        .executableTarget(name: "datasync-codegen", dependencies: ["JSONCore", "ArgumentParsing"]),
+        // The class-definition format both the emulator and the generator read (one parser, so the
+        // two cannot drift apart); not a product.
+        .target(name: "ClassDocumentFormat", dependencies: ["JSONCore"]),
+        .executableTarget(
+            name: "datasync-codegen", dependencies: ["JSONCore", "ArgumentParsing", "ClassDocumentFormat"]),
         .plugin(
             name: "DataSyncCodegenPlugin", capability: .buildTool(), dependencies: ["datasync-codegen"],
             path: "Plugins/DataSyncCodegenPlugin"),

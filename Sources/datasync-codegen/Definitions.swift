@@ -1,10 +1,13 @@
+import ClassDocumentFormat
 import Foundation
 import JSONCore
 
-// The class-definition model and its parser. The rules are the emulator's (`ClassDraft` and
-// `ClassRegistry.resolveDraft` in Sources/DataSyncEmulator/Classes, `defineClasses` in
-// Engine+Documents.swift) so that a file the generator accepts is one `datasync-emulator --classes`
-// accepts, and an error is reported at the same JSON pointer. CodegenTests checks the two agree.
+// The class-definition model and its parser. One class is parsed by the shared `ClassDocument`
+// format (Sources/ClassDocumentFormat), which the emulator's `ClassDraft` reads too; the document
+// walk and the reference rules follow the emulator's (`ClassDocuments.forEachDraft`,
+// `ClassRegistry.resolveDraft` in Sources/DataSyncEmulator/Classes), so that a file the generator
+// accepts is one `datasync-emulator --classes` accepts, and an error is reported at the same JSON
+// pointer. CodegenTests checks the two agree.
 
 /// A problem in a definition file: the RFC 6901 pointer of the offending value and what is wrong.
 struct DefinitionError: Error, Equatable, CustomStringConvertible {
@@ -34,6 +37,10 @@ struct ClassReference: Hashable, Sendable {
     var name: String
     /// `Global` or `SubKey` when the writer gave one.
     var level: String?
+}
+
+extension ClassReference {
+    init(_ reference: ClassDocument.Reference) { self.init(name: reference.name, level: reference.level) }
 }
 
 /// One declared property.
@@ -130,13 +137,7 @@ struct DefinitionDocument: Sendable {
 ///   with `cardinality`, `entityAClass` or `entityBClass` is a relationship class, any other an
 ///   entity class (answers always carry `cardinality` for relationship classes).
 enum DefinitionParser {
-    static let entityFields: Set<String> = ["name", "level", "extends", "ttlDays", "eventsEnabled", "versions"]
-    static let relationshipFields = entityFields.union(["cardinality", "entityAClass", "entityBClass"])
     static let relationshipOnlyFields: Set<String> = ["cardinality", "entityAClass", "entityBClass"]
-    static let builtInPropertyNames: Set<String> = ["id", "createdAt", "updatedAt", "status", "eTag", "expiresAt"]
-    static let types: Set<String> = ["string", "number", "integer", "boolean", "object", "array"]
-    static let modes: Set<String> = ["none", "simple", "full"]
-    static let cardinalities: Set<String> = ["one-to-one", "one-to-many", "many-to-many"]
 
     /// Parses the bytes of one file.
     static func parse(_ bytes: [UInt8]) throws(DefinitionError) -> DefinitionDocument {
@@ -202,136 +203,34 @@ enum DefinitionParser {
         return DefinitionDocument(classes: defined)
     }
 
-    // MARK: One class (ClassDraft.init)
+    // MARK: One class (the shared ClassDocument format, which the emulator's ClassDraft reads too)
 
     static func draft(kind: ClassKind, json: JSONValue, path: String) throws(DefinitionError) -> ClassDefinition {
-        guard let object = json.objectValue else { throw .invalid("a class definition must be an object", path) }
-        let allowed = kind == .entity ? entityFields : relationshipFields
-        for key in object.keys.sorted() where !allowed.contains(key) {
-            throw .invalid("unknown field '\(key)'", path + "/" + escape(key))
-        }
-        guard let name = object["name"]?.stringValue else { throw .missing(path + "/name") }
-        try checkName(name, path + "/name")
-        if let level = object["level"], !level.isNull, level.stringValue != "SubKey" {
-            throw .invalid("custom classes are defined at level SubKey", path + "/level")
-        }
-        let parent = try reference(object["extends"], path + "/extends")
-        var ttlDays: Int? = kind == .entity ? 31 : nil
-        if let ttl = object["ttlDays"], !ttl.isNull {
-            guard let days = ttl.intValue, days >= 1, days <= 36_500 else {
-                throw .invalid("ttlDays must be an integer from 1 to 36500", path + "/ttlDays")
+        let draft: ClassDocument.Draft
+        do {
+            draft = try ClassDocument.draft(kind: kind == .entity ? .entity : .relationship, json: json, path: path)
+        } catch {
+            switch error.reason {
+            case .invalid(let message): throw .invalid(message, error.pointer)
+            case .missing: throw .missing(error.pointer)
             }
-            ttlDays = days
         }
-        var eventsEnabled = false
-        if let events = object["eventsEnabled"], !events.isNull {
-            guard let flag = events.boolValue else { throw .invalid("must be a boolean", path + "/eventsEnabled") }
-            eventsEnabled = flag
-        }
-        guard let versionList = object["versions"]?.arrayValue, !versionList.isEmpty else {
-            throw .invalid("a class needs at least one version", path + "/versions")
-        }
-        var versions: [VersionDefinition] = []
-        for (index, item) in versionList.enumerated() {
-            let version = try self.version(item, owner: name, path: path + "/versions/\(index)")
-            if versions.contains(where: { $0.version == version.version }) {
-                throw .invalid("duplicate version \(version.version)", path + "/versions/\(index)/version")
-            }
-            versions.append(version)
-        }
-        versions.sort { $0.version < $1.version }
-        var cardinality: String?
-        var entityA: ClassReference?
-        var entityB: ClassReference?
-        if kind == .relationship {
-            cardinality = "many-to-many"
-            if let value = object["cardinality"], !value.isNull {
-                guard let text = value.stringValue, cardinalities.contains(text) else {
-                    throw .invalid(
-                        "cardinality must be one-to-one, one-to-many or many-to-many", path + "/cardinality")
-                }
-                cardinality = text
-            }
-            entityA = try reference(object["entityAClass"], path + "/entityAClass")
-            entityB = try reference(object["entityBClass"], path + "/entityBClass")
+        let versions = draft.versions.map { version in
+            VersionDefinition(
+                version: version.version,
+                properties: version.properties.map {
+                    PropertyDefinition(
+                        name: $0.name, pointer: $0.pointer, type: $0.type, filtering: $0.filtering,
+                        declaredIn: draft.name, source: $0.path)
+                },
+                projections: version.projections.map { ProjectionDefinition(name: $0.name, pointers: $0.pointers) },
+                source: version.path)
         }
         return ClassDefinition(
-            kind: kind, name: name, level: "SubKey", parent: parent, ttlDays: ttlDays, eventsEnabled: eventsEnabled,
-            versions: versions, cardinality: cardinality, entityAClass: entityA, entityBClass: entityB, source: path)
-    }
-
-    static func checkName(_ name: String, _ path: String) throws(DefinitionError) {
-        guard !name.isEmpty, name.count <= 100, let first = name.unicodeScalars.first,
-            first.properties.isAlphabetic || first == "_",
-            name.unicodeScalars.allSatisfy({
-                $0.isASCII && ($0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0))
-            })
-        else {
-            throw .invalid("a name is 1 to 100 ASCII letters, digits or '_', starting with a letter or '_'", path)
-        }
-    }
-
-    static func reference(_ value: JSONValue?, _ path: String) throws(DefinitionError) -> ClassReference? {
-        guard let value, !value.isNull else { return nil }
-        if let name = value.stringValue { return ClassReference(name: name, level: nil) }
-        guard let object = value.objectValue, let name = object["name"]?.stringValue else {
-            throw .invalid("expected a class name or {\"name\",\"level\"}", path)
-        }
-        return ClassReference(name: name, level: object["level"]?.stringValue)
-    }
-
-    static func version(_ json: JSONValue, owner: String, path: String) throws(DefinitionError) -> VersionDefinition {
-        guard let object = json.objectValue else { throw .invalid("a version must be an object", path) }
-        for key in object.keys.sorted() where !["version", "properties", "projections"].contains(key) {
-            throw .invalid("unknown field '\(key)'", path + "/" + escape(key))
-        }
-        guard let number = object["version"]?.intValue, number >= 1 else {
-            throw .invalid("version must be a positive integer", path + "/version")
-        }
-        var properties: [PropertyDefinition] = []
-        for (index, item) in (object["properties"]?.arrayValue ?? []).enumerated() {
-            let itemPath = path + "/properties/\(index)"
-            guard let fields = item.objectValue else { throw .invalid("a property must be an object", itemPath) }
-            for key in fields.keys.sorted() where !["name", "pointer", "type", "filtering"].contains(key) {
-                throw .invalid("unknown field '\(key)'", itemPath + "/" + escape(key))
-            }
-            guard let name = fields["name"]?.stringValue else { throw .missing(itemPath + "/name") }
-            try checkName(name, itemPath + "/name")
-            if builtInPropertyNames.contains(name) {
-                throw .invalid("'\(name)' is a built-in property name", itemPath + "/name")
-            }
-            if properties.contains(where: { $0.name == name }) {
-                throw .invalid("duplicate property '\(name)'", itemPath + "/name")
-            }
-            guard let pointer = fields["pointer"]?.stringValue else { throw .missing(itemPath + "/pointer") }
-            guard pointer == "/status" || (pointer.hasPrefix("/payload/") && pointer.count > 9) else {
-                throw .invalid("pointer must be /status or /payload/...", itemPath + "/pointer")
-            }
-            guard let type = fields["type"]?.stringValue, types.contains(type) else {
-                throw .invalid("type must be string, number, integer, boolean, object or array", itemPath + "/type")
-            }
-            var filtering = "none"
-            if let mode = fields["filtering"], !mode.isNull {
-                guard let text = mode.stringValue, modes.contains(text) else {
-                    throw .invalid("filtering must be none, simple or full", itemPath + "/filtering")
-                }
-                filtering = text
-            }
-            properties.append(
-                PropertyDefinition(
-                    name: name, pointer: pointer, type: type, filtering: filtering, declaredIn: owner, source: itemPath)
-            )
-        }
-        var projections: [ProjectionDefinition] = []
-        for (index, item) in (object["projections"]?.arrayValue ?? []).enumerated() {
-            let itemPath = path + "/projections/\(index)"
-            guard let name = item["name"]?.stringValue, !name.isEmpty else { throw .missing(itemPath + "/name") }
-            guard let pointers = item["pointers"]?.arrayValue?.compactMap(\.stringValue) else {
-                throw .missing(itemPath + "/pointers")
-            }
-            projections.append(ProjectionDefinition(name: name, pointers: pointers))
-        }
-        return VersionDefinition(version: number, properties: properties, projections: projections, source: path)
+            kind: kind, name: draft.name, level: "SubKey", parent: draft.parent.map(ClassReference.init),
+            ttlDays: draft.ttlDays, eventsEnabled: draft.eventsEnabled, versions: versions,
+            cardinality: draft.cardinality, entityAClass: draft.entityAClass.map(ClassReference.init),
+            entityBClass: draft.entityBClass.map(ClassReference.init), source: draft.path)
     }
 
     // MARK: References (ClassRegistry.resolveDraft)

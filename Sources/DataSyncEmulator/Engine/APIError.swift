@@ -2,10 +2,12 @@ import Foundation
 import JSONCore
 
 /// An error answered to a client in the DataSync envelope
-/// `{"errors":[{"errorCode","message","path"}]}` (spec §7).
+/// `{"errors":[{"errorCode","message","path"}]}`: a list of items, each with a `DS-` code, a
+/// message and, for a validation error, the JSON pointer or query parameter it is about.
 struct APIError: Error {
-    /// The service's error code strings (spec §7); where the spec names no code the emulator's
-    /// choice is documented in `Documentation/Emulator.md`.
+    /// The `DS-` error code strings the service answers. Where the protocol names no code for a
+    /// case, the code is the emulator's own choice, listed in `Documentation/Emulator.md`
+    /// ("Choices where the spec is silent").
     struct Code: RawRepresentable, Hashable, Sendable {
         let rawValue: String
 

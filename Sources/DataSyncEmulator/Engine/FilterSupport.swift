@@ -1,7 +1,9 @@
 import FilterExpression
 import JSONCore
 
-/// Which filter parameter a list request used (spec §5.3).
+/// Which filter parameter a list request used: `filter_fast` or `filter` (the two query
+/// parameters and what each may name are in `Documentation/FilterLanguage.md` and the
+/// `filtering` column of `Documentation/Emulator.md`, "Define classes").
 enum FilterParameter {
     /// `filter_fast`: properties declared `simple` or `full`, at most `conditionLimit` conditions.
     case fast(conditionLimit: Int)

@@ -1,5 +1,6 @@
-/// One of the five object collections of the REST API (spec §4) with the rules that differ
-/// between them.
+/// One of the five object collections of the REST API (`users`, `channels`, `memberships`,
+/// `entities`, `relationships` under `/v1/datasync/subkeys/{sub}/`; the routes are listed in
+/// `Documentation/Emulator.md`, "Routes") with the rules that differ between them.
 struct ObjectCollection: Sendable {
     /// The path segment, e.g. `users`.
     let name: String

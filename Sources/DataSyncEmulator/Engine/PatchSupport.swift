@@ -1,8 +1,10 @@
 import JSONCore
 import JSONPatch
 
-/// Parses a JSON Patch request body (spec §6) into operations. The emulator reads the wire form
-/// itself rather than sharing the SDK's encoder, so a wrong field name on either side shows.
+/// Parses a JSON Patch request body (RFC 6902: a JSON array of `op`/`path`/`value`/`from`
+/// objects, sent to a PATCH as `application/json-patch+json`) into operations. The emulator reads
+/// the wire form itself rather than sharing the SDK's encoder, so a wrong field name on either
+/// side shows.
 enum PatchBody {
     static func operations(from body: JSONValue) throws(APIError) -> [PatchOperation] {
         guard let items = body.arrayValue else {
