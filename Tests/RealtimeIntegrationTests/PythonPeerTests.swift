@@ -13,11 +13,21 @@ let realtimeInteropScript = URL(fileURLWithPath: #filePath)
 /// `Tests/Interop/realtime_interop.py` run by the interpreter `PUBNUB_PYTHON` names: its stdout
 /// lines are collected, and a test can wait for a line to appear or the process to end (polled:
 /// the peer runs in real time). Spawned through `ChildProcess`, not Foundation's `Process`.
+///
+/// The peer and the test share one budget, counted from the spawn: the script gets it as its
+/// last argument and bounds all its own waits by it, and the waits here end at the same deadline
+/// (or when the test's time limit cancels the task), killing the peer. A fixed window inside the
+/// script would instead start running out while the test, slowed by the same load, is still
+/// preparing what the peer waits for.
 final class PythonPeer: Sendable {
     private let child: ChildProcess
+    private let deadline: ContinuousClock.Instant
 
-    init(python: String, arguments: [String]) throws {
-        child = try ChildProcess(executable: python, arguments: [realtimeInteropScript.path] + arguments)
+    init(python: String, arguments: [String], budget: Duration) throws {
+        deadline = ContinuousClock.now + budget
+        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) * 1e-18
+        child = try ChildProcess(
+            executable: python, arguments: [realtimeInteropScript.path] + arguments + ["\(seconds)"])
     }
 
     /// The complete lines the peer printed so far.
@@ -29,7 +39,9 @@ final class PythonPeer: Sendable {
     }
 
     /// Waits until `condition` holds for the lines so far and whether the peer exited, polling
-    /// (the peer runs in real time; the suite's time limit bounds the wait).
+    /// (the peer runs in real time). Past the shared deadline, or once the test's time limit
+    /// cancels the task, the peer is killed and the wait ends: the caller's expectations then
+    /// fail with what the peer printed, instead of the test outliving its limit.
     func wait(until condition: @escaping @Sendable ([String], Bool) -> Bool) async {
         while true {
             if !child.isRunning {
@@ -37,13 +49,20 @@ final class PythonPeer: Sendable {
                 return
             }
             if condition(lines, false) { return }
+            if Task.isCancelled || ContinuousClock.now >= deadline {
+                _ = await finish()
+                return
+            }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
-    /// Waits for the peer to exit and its output to end; returns its status.
+    /// Waits for the peer to exit and its output to end, killing it past the shared deadline (a
+    /// few seconds' grace: the script's own deadline is the same instant, and it reports
+    /// `TIMEOUT` itself when it can); returns its status.
     func finish() async -> Int32 {
-        (try? await child.finish(timeout: .seconds(50)))?.status ?? -1
+        let remaining = max(deadline - ContinuousClock.now, .zero) + .seconds(5)
+        return (try? await child.finish(timeout: remaining))?.status ?? -1
     }
 
     func kill() {
@@ -62,9 +81,14 @@ let pubnubPython = ProcessInfo.processInfo.environment["PUBNUB_PYTHON"].flatMap 
 /// Runs when `PUBNUB_PYTHON` is set (CI always sets it) and then fails on any disagreement.
 @Suite(
     "Interop with PubNub's Python SDK over the emulator", .enabled(if: pubnubPython != nil),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct PythonPeerTests {
     static let cipherKey = "interop-key"
+    /// What one test may take, for the Python peer and the test's waits on it alike: generous,
+    /// because a loaded two-core machine (load average 20) slows the interpreter's start, its
+    /// imports and every request many times over. Below the suite's time limit, so the peer is
+    /// stopped and its output reported before the limit cancels the test.
+    static let budget = Duration.seconds(150)
 
     @Test("Python publishes; our subscriber receives payload, meta, type, publisher, decrypts both cryptors")
     func pythonPublishes() async throws {
@@ -79,7 +103,8 @@ struct PythonPeerTests {
             #expect(await secret.waitForStatus(.connected))
             await fixture.observer.waitAnswered(.handshake, 2)
 
-            let peer = try PythonPeer(python: python, arguments: ["publish", "http://\(fixture.origin)"])
+            let peer = try PythonPeer(
+                python: python, arguments: ["publish", "http://\(fixture.origin)"], budget: Self.budget)
             #expect(await peer.finish() == 0, "\(peer.lines)")
             let sent = try #require(peer.objects.first)
             #expect(await fixture.timeline.wait { Timeline.events($0).count >= 2 })
@@ -104,7 +129,8 @@ struct PythonPeerTests {
     func swiftPublishes() async throws {
         let python = try #require(pubnubPython)
         try await withRealtime(.curl) { fixture in
-            let peer = try PythonPeer(python: python, arguments: ["subscribe", "http://\(fixture.origin)", "4"])
+            let peer = try PythonPeer(
+                python: python, arguments: ["subscribe", "http://\(fixture.origin)", "4"], budget: Self.budget)
             await peer.wait { lines, ended in ended || lines.contains("READY") }
             #expect(peer.lines.contains("READY"), "\(peer.lines)")
             let aes = try fixture.makeClient(userId: "swift-aes") {
