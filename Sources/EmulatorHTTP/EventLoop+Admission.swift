@@ -56,8 +56,8 @@ extension EventLoop {
     /// refused already, closes it at once.
     func refuse(_ fd: Int32, now: UInt64) {
         guard refusals < maximumRefusals else {
-            close(fd)
             shared.withLock { $0.statistics.connectionsRefused += 1 }
+            close(fd)
             return
         }
         let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
@@ -107,8 +107,10 @@ extension EventLoop {
             idleHead += 1
             guard let candidate = connections[entry.id], candidate.isIdle, candidate.phaseClock == entry.since
             else { continue }
-            closeConnection(candidate)
+            // Counted before the close, as `closeConnection` counts: a client that sees its
+            // connection end must also see why in the statistics.
             shared.withLock { $0.statistics.idleConnectionsEvicted += 1 }
+            closeConnection(candidate)
             return true
         }
         return false

@@ -54,10 +54,24 @@ struct SeedSummaryTests {
                 configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
             #expect(first.seedSummary?.objectCount == 6)
         }
+        // The first emulator's last references may be dropped on other threads after the scope
+        // ends; the emulator gives that only a short grace before refusing the file as in use.
+        #expect(await eventually { Self.lockIsFree(stateFile) }, "the first emulator never released its state file")
         let second = try Emulator(
             configuration: EmulatorConfiguration(seed: Self.seed, stateFile: stateFile, startTime: adminStart))
         #expect(second.seedSummary?.skipped == true)
         #expect(second.seedSummary?.description == "seed: skipped, the state file was loaded instead")
+    }
+
+    /// Whether no emulator holds the state file's lock (`<path>.lock`, an exclusive `flock`):
+    /// probed on a descriptor of its own, which conflicts with an emulator's even in this process.
+    static func lockIsFree(_ stateFile: String) -> Bool {
+        let fd = open(stateFile + ".lock", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+        _ = flock(fd, LOCK_UN)
+        return true
     }
 
     /// The `datasync-emulator` binary next to the test bundle (built with the tests).

@@ -25,7 +25,9 @@ struct KillTests {
 
     /// One client: creates users and bumps its counter user until the connection fails.
     static func client(port: UInt16, round: Int, number: Int, start: Int64, progress: Locked<[Progress]>) {
-        guard let connection = try? RawSocket(port: port, timeout: 10) else { return }
+        // A generous read timeout: the kill ends the connection at once, and a write the loaded
+        // machine answers slowly must not stop a writer before then.
+        guard let connection = try? RawSocket(port: port, timeout: 60) else { return }
         var value = start
         var index = 0
         while true {
@@ -57,7 +59,18 @@ struct KillTests {
         }
     }
 
-    @Test("every acknowledged write is there after kill -9, three times over")
+    /// Acknowledged writes per round before the kill: three rounds make more than the 100 the
+    /// test asks for, with writes still in flight when the emulator dies.
+    static let acknowledgedPerRound = 40
+
+    /// Writes the emulator acknowledged to the clients so far: creates plus counter bumps.
+    static func acknowledgedWrites(_ progress: [Progress]) -> Int {
+        progress.reduce(0) { total, client in
+            total + client.created.count + (client.counterAcknowledged == nil ? 0 : 1)
+        }
+    }
+
+    @Test("every acknowledged write is there after kill -9, three times over", .timeLimit(.minutes(5)))
     func killNine() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -120,13 +133,16 @@ struct KillTests {
                 }
                 thread.start()
             }
-            // The kill comes once the clients are well into their writes, later in each round: a
-            // point in the work, not an amount of time (a loaded machine only makes it later).
-            let target = 10 * (round + 1) * clients
+            // Kill once the writers have had writes acknowledged, however long that takes on a
+            // loaded machine: a fixed pause could end before a stalled emulator answered one.
+            let target = Self.acknowledgedPerRound
             _ = await eventually {
-                finished.withLock { $0 } == clients
-                    || progress.withLock { $0.reduce(0) { $0 + $1.created.count } } >= target
+                progress.withLock { Self.acknowledgedWrites($0) } >= target || finished.withLock { $0 } == clients
             }
+            let acknowledgedThisRound = progress.withLock { Self.acknowledgedWrites($0) }
+            #expect(
+                acknowledgedThisRound >= target,
+                "round \(round): \(acknowledgedThisRound) writes acknowledged before every writer stopped")
             let inFlight = progress.withLock { $0.reduce(0) { $0 + $1.created.count } }
             #expect(try await emulator.stopped(signal: SIGKILL) == .killed(SIGKILL))
             #expect(await eventually { finished.withLock { $0 } == clients })

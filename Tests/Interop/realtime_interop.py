@@ -3,11 +3,15 @@ modules, driven by Tests/RealtimeIntegrationTests/PythonPeerTests.swift against 
 Swift test runs in process.
 
 Usage:
-  realtime_interop.py publish ORIGIN      publish the fixed set below, print one JSON line
-  realtime_interop.py subscribe ORIGIN N  subscribe, print READY once connected, then print every
-                                          message or signal as a JSON line until N arrived
+  realtime_interop.py publish ORIGIN BUDGET      publish the fixed set below, print one JSON line
+  realtime_interop.py subscribe ORIGIN N BUDGET  subscribe, print READY once connected, then print
+                                                 every message or signal as a JSON line until N
+                                                 arrived
 Keys: demo/demo. Cipher key: interop-key. Channels: rt.plain (no crypto), rt.secret (encrypted).
-Exits non-zero when something does not happen in time.
+BUDGET is the seconds the whole run may take, counted from the start: the Swift test passes the
+budget its own waits use, so a loaded machine slows both sides alike instead of running out one
+fixed window here while the test is still on its way to publishing. Exits non-zero (printing
+TIMEOUT) when something does not happen within it.
 """
 
 import asyncio
@@ -23,21 +27,24 @@ from interop_common import configuration
 
 
 CIPHER_KEY = "interop-key"
-WAIT = 20.0
 
 
-def client(origin, user_id, module=None):
+def client(origin, user_id, budget, module=None):
     config = configuration(origin, "demo", "demo", user_id)
+    # The SDK's 10 s defaults are a guess about the machine; one request may take as long as the
+    # run. The SDK asserts whole seconds.
+    config.non_subscribe_request_timeout = int(budget)
+    config.connect_timeout = int(budget)
     if module is not None:
         config.cipher_key = CIPHER_KEY
         config.crypto_module = module(config)
     return PubNubAsyncio(config)
 
 
-async def publish(origin):
-    plain = client(origin, "py-publisher")
-    aes = client(origin, "py-aes", AesCbcCryptoModule)
-    legacy = client(origin, "py-legacy", LegacyCryptoModule)
+async def publish(origin, budget):
+    plain = client(origin, "py-publisher", budget)
+    aes = client(origin, "py-aes", budget, AesCbcCryptoModule)
+    legacy = client(origin, "py-legacy", budget, LegacyCryptoModule)
     try:
         sent = {}
         result = await plain.publish().channel("rt.plain").message({"text": "from python", "n": [1, 2]}) \
@@ -85,18 +92,24 @@ class Recorder(SubscribeCallback):
         self._add("signal", signal)
 
 
-async def subscribe(origin, count):
-    plain = client(origin, "py-plain-reader")
-    secret = client(origin, "py-secret-reader", AesCbcCryptoModule)
+async def subscribe(origin, count, budget):
+    # One deadline for the whole run: connecting and receiving share the budget.
+    deadline = asyncio.get_running_loop().time() + budget
+    plain = client(origin, "py-plain-reader", budget)
+    secret = client(origin, "py-secret-reader", budget, AesCbcCryptoModule)
     readers = [(plain, Recorder("plain"), "rt.plain"), (secret, Recorder("secret"), "rt.secret")]
     try:
         for pubnub, recorder, channel in readers:
             pubnub.add_listener(recorder)
             pubnub.subscribe().channels([channel]).execute()
         for _, recorder, _ in readers:
-            await asyncio.wait_for(recorder.connected.wait(), WAIT)
+            remaining = deadline - asyncio.get_running_loop().time()
+            try:
+                await asyncio.wait_for(recorder.connected.wait(), max(remaining, 0))
+            except asyncio.TimeoutError:
+                print("TIMEOUT connecting " + recorder.label, flush=True)
+                return 1
         print("READY", flush=True)
-        deadline = asyncio.get_running_loop().time() + WAIT
         while sum(len(r.received) for _, r, _ in readers) < count:
             remaining = deadline - asyncio.get_running_loop().time()
             if remaining <= 0:
@@ -117,9 +130,9 @@ async def subscribe(origin, count):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "publish":
-        sys.exit(asyncio.run(publish(sys.argv[2])))
-    if len(sys.argv) >= 4 and sys.argv[1] == "subscribe":
-        sys.exit(asyncio.run(subscribe(sys.argv[2], int(sys.argv[3]))))
+    if len(sys.argv) == 4 and sys.argv[1] == "publish":
+        sys.exit(asyncio.run(publish(sys.argv[2], float(sys.argv[3]))))
+    if len(sys.argv) == 5 and sys.argv[1] == "subscribe":
+        sys.exit(asyncio.run(subscribe(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))))
     print(__doc__)
     sys.exit(2)
