@@ -17,8 +17,7 @@ struct BadInputTests {
             #expect(response.header("Connection") == "close")
             #expect(try await client.readUntilClosed().isEmpty)
             let fresh = try await RawClient.connect(port: port)
-            try await fresh.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await fresh.response().text == "a")
+            #expect(try await fresh.get("/bytes/1").text == "a")
         }
     }
 
@@ -61,8 +60,7 @@ struct BadInputTests {
     }
 
     @Test func nonUTF8HeaderBytesAreAcceptedAsObsText() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send(
                 Array("GET /bytes/1 HTTP/1.1\r\nHost: x\r\nX-Latin: caf".utf8) + [0xE9] + [13, 10, 13, 10])
             #expect(try await client.response().status == 200)
@@ -93,10 +91,9 @@ struct BadInputTests {
         configuration.maximumRequestLineBytes = 64
         // "GET " + target + " HTTP/1.1" is exactly 64 bytes.
         let target = "/bytes/1?" + String(repeating: "p", count: 64 - 4 - 9 - 9)
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().status == 200)
+        try await withConnection(configuration) { _, client in
+            let response = try await client.get(target)
+            #expect(response.status == 200)
         }
         try await expectRejected(
             Array("GET \(target)p HTTP/1.1\r\nHost: x\r\n\r\n".utf8), status: 414, configuration: configuration)
@@ -146,10 +143,7 @@ struct BadInputTests {
     }
 
     @Test func bodyAtTheLimitIsAccepted() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.maximumBodyBytes = 100
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(serverConfiguration { $0.maximumBodyBytes = 100 }) { _, client in
             try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + String(repeating: "b", count: 100))
             #expect(try await client.response().status == 200)
@@ -157,9 +151,7 @@ struct BadInputTests {
     }
 
     @Test func idleConnectionIsClosedSilently() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.idleTimeout = .milliseconds(300)
-        try await withServer(configuration) { server, port in
+        try await withServer(serverConfiguration { $0.idleTimeout = .milliseconds(300) }) { server, port in
             let client = try await RawClient.connect(port: port)
             #expect(try await client.readUntilClosed().isEmpty)
             let kept = try await RawClient.connect(port: port, sending: "GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -170,34 +162,22 @@ struct BadInputTests {
         }
     }
 
-    @Test func slowClientGets408() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.requestTimeout = .milliseconds(50)
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET / HTTP/1.1\r\nHost: x\r\n")
-            let response = try await client.response()
-            #expect(response.status == 408)
-            #expect(try await client.readUntilClosed().isEmpty)
-        }
-    }
-
-    @Test func slowBodyGets408() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.requestTimeout = .milliseconds(50)
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+    /// A request stopped in its headers, and one stopped in its body.
+    @Test(arguments: [
+        "GET / HTTP/1.1\r\nHost: x\r\n", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc",
+    ])
+    func slowRequestGets408AndClose(partial: String) async throws {
+        try await withConnection(serverConfiguration { $0.requestTimeout = .milliseconds(50) }) { _, client in
+            try await client.send(partial)
             #expect(try await client.response().status == 408)
+            #expect(try await client.readUntilClosed().isEmpty)
         }
     }
 
     @Test(.timeLimit(.minutes(1)))
     func clientThatStopsReadingIsDroppedAfterTheSendTimeout() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.sendTimeout = .milliseconds(100)
         let size = 12 * 1024 * 1024
-        try await withServer(configuration) { server, port in
+        try await withServer(serverConfiguration { $0.sendTimeout = .milliseconds(100) }) { server, port in
             let client = try await RawClient.connect(port: port, receiveBuffer: 16 * 1024)
             try await client.send("GET /bytes/\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
             // The client reads nothing; the socket buffers fill long before 12 MiB, the server's
@@ -210,14 +190,11 @@ struct BadInputTests {
     }
 
     @Test func aConnectionBeyondTheLimitClosesTheOldestIdleOne() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.maximumConnections = 2
-        try await withServer(configuration) { server, port in
+        try await withServer(serverConfiguration { $0.maximumConnections = 2 }) { server, port in
             let first = try await RawClient.connect(port: port)
             let second = try await RawClient.connect(port: port)
             for client in [first, second] {
-                try await client.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(try await client.response().text == "a")
+                #expect(try await client.get("/bytes/1").text == "a")
             }
             // Both are idle: the third is accepted at once and the one idle longest makes room.
             let third = try await RawClient.connect(port: port, sending: "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -225,8 +202,7 @@ struct BadInputTests {
             #expect(try await first.readUntilClosed().isEmpty)
             #expect(server.statistics.connectionsAccepted == 3)
             #expect(server.statistics.idleConnectionsEvicted == 1)
-            try await second.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await second.response().text == "a")
+            #expect(try await second.get("/bytes/1").text == "a")
         }
     }
 
@@ -239,8 +215,7 @@ struct BadInputTests {
             // The next connection is served and, once it is, the vanished one must be gone:
             // the loop handles the earlier hang-up before reading the later request.
             let next = try await RawClient.connect(port: port)
-            try await next.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            #expect(try await next.response().text == "a")
+            #expect(try await next.get("/bytes/1", headers: "Connection: close\r\n").text == "a")
             _ = try await next.readUntilClosed()
             #expect(server.statistics.requestsReceived == 1)
         }
@@ -258,8 +233,7 @@ struct BadInputTests {
                 await client.close()
             }
             let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().text == "ab")
+            #expect(try await client.get("/bytes/2").text == "ab")
         }
     }
 }

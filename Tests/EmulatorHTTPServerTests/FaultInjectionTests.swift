@@ -7,18 +7,15 @@ import Testing
 struct FaultInjectionTests {
     @Test(arguments: [0, 1, 7, 100_000])
     func bytesRouteReturnsExactlyNBytes(count: Int) async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/\(count) HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try await client.response()
+        try await withConnection { _, client in
+            let response = try await client.get("/bytes/\(count)")
             #expect(response.body.count == count)
             #expect(response.body == HTTPTestingHandler.pattern(count))
         }
     }
 
     @Test func chunkedResponseIsFramedInChunks() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send("GET /bytes/100?chunked=7 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let raw = try await client.readUntilClosed()
             let (response, consumed) = try #require(try RawSocket.parse(raw, method: "GET", atEnd: true))
@@ -31,10 +28,8 @@ struct FaultInjectionTests {
     }
 
     @Test func gzipResponseDecompressesToTheBody() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/5000?gzip=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try await client.response()
+        try await withConnection { _, client in
+            let response = try await client.get("/bytes/5000?gzip=1")
             #expect(response.header("Content-Encoding") == "gzip")
             #expect(response.body.count < 5000)
             #expect(Array(response.body.prefix(2)) == [0x1F, 0x8B])
@@ -58,8 +53,7 @@ struct FaultInjectionTests {
     }
 
     @Test func truncatedBodyAnnouncesMoreThanItSends() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send("GET /truncate/100?sent=10 HTTP/1.1\r\nHost: x\r\n\r\n")
             let raw = try await client.readUntilClosed()
             let text = String(decoding: raw, as: UTF8.self)
@@ -70,8 +64,7 @@ struct FaultInjectionTests {
     }
 
     @Test func truncatedChunkedBodyHasNoFinalChunk() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send("GET /truncate/20?sent=5&chunked=4 HTTP/1.1\r\nHost: x\r\n\r\n")
             let text = String(decoding: try await client.readUntilClosed(), as: UTF8.self)
             #expect(text.hasSuffix("\r\n\r\n4\r\nabcd\r\n1\r\ne\r\n"))
@@ -79,8 +72,7 @@ struct FaultInjectionTests {
     }
 
     @Test func dropClosesWithoutAResponse() async throws {
-        try await withServer { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { server, client in
             try await client.send("GET /drop HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readUntilClosed().isEmpty)
             #expect(server.statistics.requestsReceived == 1)
@@ -88,20 +80,16 @@ struct FaultInjectionTests {
     }
 
     @Test func extraHeadersAndUnknownRoutes() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/1?header=X-Test%3A%20hello HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().header("X-Test") == "hello")
-            try await client.send("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
-            let missing = try await client.response()
+        try await withConnection { _, client in
+            #expect(try await client.get("/bytes/1?header=X-Test%3A%20hello").header("X-Test") == "hello")
+            let missing = try await client.get("/nowhere")
             #expect(missing.status == 404)
             #expect(missing.text == "not found")
         }
     }
 
     @Test func largeUploadAndDownloadRoundTrip() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             let body = HTTPTestingHandler.pattern(3 * 1024 * 1024)
             try await client.send(
                 Array("POST /echo?omitBody=1 HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
@@ -111,8 +99,7 @@ struct FaultInjectionTests {
             #expect(echo["bodyLength"] == .int(Int64(body.count)))
             #expect(echo["bodyCRC32"] == .int(Int64(HTTPTestingHandler.checksum(body))))
             #expect(echo["bodyBase64"] == nil)
-            try await client.send("GET /bytes/\(body.count) HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().body == body)
+            #expect(try await client.get("/bytes/\(body.count)").body == body)
         }
     }
 }

@@ -10,8 +10,7 @@ struct HTTPServerTests {
         try await withServer { server, port in
             #expect(port != 0)
             let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/5 HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try await client.response()
+            let response = try await client.get("/bytes/5")
             #expect(response.status == 200)
             #expect(response.text == "abcde")
             #expect(response.header("Content-Length") == "5")
@@ -20,8 +19,7 @@ struct HTTPServerTests {
     }
 
     @Test func echoReportsMethodTargetHeadersAndBody() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send(
                 "PUT /echo/a%20b?x=1&y=%C3%A9 HTTP/1.1\r\nHost: x\r\nX-Custom:  spaced value \r\nContent-Length: 5\r\n\r\nhello"
             )
@@ -40,11 +38,9 @@ struct HTTPServerTests {
     }
 
     @Test func keepAliveServesSequentialRequestsOnOneConnection() async throws {
-        try await withServer { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { server, client in
             for size in [1, 2, 3] {
-                try await client.send("GET /bytes/\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
-                let response = try await client.response()
+                let response = try await client.get("/bytes/\(size)")
                 #expect(response.body == HTTPTestingHandler.pattern(size))
                 #expect(response.header("Connection") == nil)
             }
@@ -55,12 +51,9 @@ struct HTTPServerTests {
         }
     }
 
-    @Test(arguments: [EventBackend.automatic, .poll])
+    @Test(arguments: eventBackends)
     func pipelinedRequestsAreAnsweredInOrder(backend: EventBackend) async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.eventBackend = backend
-        try await withServer(configuration) { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(serverConfiguration { $0.eventBackend = backend }) { server, client in
             try await client.send(
                 "GET /delay/20 HTTP/1.1\r\nHost: x\r\n\r\n"
                     + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
@@ -76,8 +69,7 @@ struct HTTPServerTests {
     }
 
     @Test func chunkedRequestBodyIsDechunked() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "5\r\nhello\r\n1;name=value\r\n \r\nA \r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n")
@@ -86,19 +78,19 @@ struct HTTPServerTests {
             let echo = try JSONValue(parsing: response.body)
             #expect(echo["body"] == "hello 0123456789")
             // The connection stays usable: the chunked body was framed exactly.
-            try await client.send("GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().text == "ab")
+            #expect(try await client.get("/bytes/2").text == "ab")
         }
     }
 
     @Test func chunkedRequestBodyArrivingByteByByte() async throws {
         // Each byte is its own send from its own thread; on a loaded machine the 70 sends can take
         // longer than the default 30 s request deadline, which is not what this test is about.
-        var configuration = HTTPServer.Configuration()
-        configuration.requestTimeout = .seconds(600)
-        configuration.idleTimeout = .seconds(600)
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(
+            serverConfiguration {
+                $0.requestTimeout = .seconds(600)
+                $0.idleTimeout = .seconds(600)
+            }
+        ) { _, client in
             let request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
             for byte in request.utf8 { try await client.send([byte]) }
             let response = try await client.response()
@@ -107,8 +99,7 @@ struct HTTPServerTests {
     }
 
     @Test func expectContinueGetsAnInterimResponseBeforeTheBody() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
             let interim = try await client.response()
@@ -121,10 +112,7 @@ struct HTTPServerTests {
     }
 
     @Test func expectContinueWithTooLargeBodyGets413WithoutContinue() async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.maximumBodyBytes = 10
-        try await withServer(configuration) { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(serverConfiguration { $0.maximumBodyBytes = 10 }) { _, client in
             try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n")
             let response = try await client.response()
@@ -135,10 +123,8 @@ struct HTTPServerTests {
     }
 
     @Test func connectionCloseIsHonoured() async throws {
-        try await withServer { server, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let response = try await client.response()
+        try await withConnection { server, client in
+            let response = try await client.get("/bytes/3", headers: "Connection: close\r\n")
             #expect(response.text == "abc")
             #expect(response.header("Connection") == "close")
             #expect(try await client.readUntilClosed().isEmpty)
@@ -147,18 +133,16 @@ struct HTTPServerTests {
     }
 
     @Test func handlerCanAskToClose() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /bytes/1?close=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().header("Connection") == "close")
+        try await withConnection { _, client in
+            let response = try await client.get("/bytes/1?close=1")
+            #expect(response.header("Connection") == "close")
             #expect(try await client.readUntilClosed().isEmpty)
         }
     }
 
     @Test(arguments: [("", true), ("Connection: keep-alive\r\n", false)])
     func http10ClosesUnlessKeepAlive(extraHeader: String, closes: Bool) async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send("GET /bytes/2 HTTP/1.0\r\n\(extraHeader)\r\n")
             let response = try await client.response()
             #expect(response.text == "ab")
@@ -173,8 +157,7 @@ struct HTTPServerTests {
     }
 
     @Test func headResponseHasLengthButNoBody() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send("HEAD /bytes/10 HTTP/1.1\r\nHost: x\r\n\r\nGET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
             let head = try await client.response(to: "HEAD")
             #expect(head.status == 200)
@@ -188,8 +171,7 @@ struct HTTPServerTests {
 
     @Test(arguments: [204, 304])
     func bodylessStatusesHaveNoBodyOrLength(status: Int) async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             try await client.send(
                 "GET /status/\(status) HTTP/1.1\r\nHost: x\r\n\r\nGET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try await client.response()
@@ -201,11 +183,9 @@ struct HTTPServerTests {
     }
 
     @Test func errorStatusesCarryTheirBody() async throws {
-        try await withServer { _, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection { _, client in
             for status in [400, 404, 429, 500, 503] {
-                try await client.send("GET /status/\(status) HTTP/1.1\r\nHost: x\r\n\r\n")
-                let response = try await client.response()
+                let response = try await client.get("/status/\(status)")
                 #expect(response.status == status)
                 #expect(response.text == "status \(status)")
             }
@@ -223,10 +203,8 @@ struct HTTPServerTests {
                     ], body: Array("four".utf8))
             }
         }
-        try await withServer(handler: LyingHandler()) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try await client.response()
+        try await withConnection(handler: LyingHandler()) { _, client in
+            let response = try await client.get("/")
             #expect(response.header("Content-Length") == "4")
             #expect(response.header("Transfer-Encoding") == nil)
             #expect(response.header("Injected") == nil)
@@ -240,10 +218,9 @@ struct HTTPServerTests {
         struct OddHandler: ServerHandler {
             func handle(_ request: ServerRequest) async -> ServerResponse { ServerResponse(status: 42) }
         }
-        try await withServer(handler: OddHandler()) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.response().status == 500)
+        try await withConnection(handler: OddHandler()) { _, client in
+            let response = try await client.get("/")
+            #expect(response.status == 500)
         }
     }
 
@@ -293,19 +270,16 @@ struct HTTPServerTests {
         try await server?.start()
         let port = try #require(server?.port)
         let client = try await RawClient.connect(port: port)
-        try await client.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await client.response().text == "a")
+        #expect(try await client.get("/bytes/1").text == "a")
         server = nil
         #expect(try await client.readUntilClosed().isEmpty)
     }
 
-    @Test(arguments: [EventBackend.automatic, .poll])
+    @Test(arguments: eventBackends)
     func clientDisconnectCancelsTheHandler(backend: EventBackend) async throws {
         let recorder = EventRecorder()
-        var configuration = HTTPServer.Configuration()
-        configuration.eventBackend = backend
-        try await withServer(configuration, handler: recorder.handler) { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(serverConfiguration { $0.eventBackend = backend }, handler: recorder.handler) {
+            server, client in
             try await client.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = await recorder.wait(for: 1) { $0.isStarted }
             #expect(server.statistics.openConnections == 1)
@@ -319,7 +293,7 @@ struct HTTPServerTests {
         }
     }
 
-    @Test(arguments: [EventBackend.automatic, .poll])
+    @Test(arguments: eventBackends)
     func thousandHeldRequestsThenStop(backend: EventBackend) async throws {
         let recorder = EventRecorder()
         let count = 1000

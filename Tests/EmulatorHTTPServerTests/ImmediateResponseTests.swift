@@ -42,12 +42,11 @@ struct ImmediateResponseTests {
         #expect(headers.header("x-thin") == nil)
     }
 
-    @Test(arguments: [EventBackend.automatic, .poll])
+    @Test(arguments: eventBackends)
     func pipelinedImmediateAndTaskAnswersStayInOrder(backend: EventBackend) async throws {
-        var configuration = HTTPServer.Configuration()
-        configuration.eventBackend = backend
-        try await withServer(configuration, handler: MixedHandler(testing: HTTPTestingHandler())) { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(
+            serverConfiguration { $0.eventBackend = backend }, handler: MixedHandler(testing: HTTPTestingHandler())
+        ) { server, client in
             try await client.send(
                 "GET /now/a HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n"
                     + "GET /now/b HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /now/c HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -65,8 +64,7 @@ struct ImmediateResponseTests {
     }
 
     @Test func manyPipelinedImmediateAnswersInOneWrite() async throws {
-        try await withServer(handler: MixedHandler(testing: HTTPTestingHandler())) { server, port in
-            let client = try await RawClient.connect(port: port)
+        try await withConnection(handler: MixedHandler(testing: HTTPTestingHandler())) { server, client in
             let count = 500
             try await client.send((0..<count).map { "GET /now/\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
             for index in 0..<count {
@@ -77,10 +75,8 @@ struct ImmediateResponseTests {
     }
 
     @Test func anImmediateAnswerHonoursConnectionClose() async throws {
-        try await withServer(handler: MixedHandler(testing: HTTPTestingHandler())) { _, port in
-            let client = try await RawClient.connect(port: port)
-            try await client.send("GET /now/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let response = try await client.response()
+        try await withConnection(handler: MixedHandler(testing: HTTPTestingHandler())) { _, client in
+            let response = try await client.get("/now/x", headers: "Connection: close\r\n")
             #expect(response.text == "x")
             #expect(response.header("Connection") == "close")
             #expect(try await client.readUntilClosed().isEmpty)
@@ -95,8 +91,7 @@ struct ImmediateResponseTests {
             _ = await recorder.wait(for: 1) { $0.isStarted }
             // Other connections are answered at once meanwhile.
             let other = try await RawClient.connect(port: port)
-            try await other.send("GET /now/ok HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await other.response().text == "ok")
+            #expect(try await other.get("/now/ok").text == "ok")
             await held.close()
             _ = await recorder.wait(for: 1) { $0.isCancelled }
             #expect(server.statistics.requestsAnsweredImmediately == 1)

@@ -36,6 +36,13 @@ actor RawClient {
 
     func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
+    /// Sends a plain `GET target` (HTTP/1.1, `Host: x`, then `headers`, each ending in CRLF) and
+    /// reads its response: the request most tests use to see that a connection still works.
+    func get(_ target: String, headers: String = "") async throws -> RawResponse {
+        try await send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(headers)\r\n")
+        return try await response()
+    }
+
     func send(_ bytes: [UInt8]) async throws {
         let socket = self.socket
         try await onThread { try socket.send(bytes) }
@@ -75,6 +82,27 @@ func withServer(
     let server = HTTPServer(configuration: configuration, handler: handler)
     try await server.start()
     try await runThenStop({ try await body(server, try #require(server.port)) }, stop: { await server.stop() })
+}
+
+/// Both event loops the server can run on, for the tests whose behaviour must not depend on it.
+let eventBackends: [EventBackend] = [.automatic, .poll]
+
+/// Starts a server like ``withServer(_:handler:_:)`` and hands `body` one open connection to it.
+func withConnection(
+    _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
+    handler: any ServerHandler = HTTPTestingHandler(),
+    _ body: (HTTPServer, RawClient) async throws -> Void
+) async throws {
+    try await withServer(configuration, handler: handler) { server, port in
+        try await body(server, try await RawClient.connect(port: port))
+    }
+}
+
+/// The default server configuration with `change` applied.
+func serverConfiguration(_ change: (inout HTTPServer.Configuration) -> Void) -> HTTPServer.Configuration {
+    var configuration = HTTPServer.Configuration()
+    change(&configuration)
+    return configuration
 }
 
 /// Collects a handler's events and lets a test wait (without sleeping) until enough have arrived.
