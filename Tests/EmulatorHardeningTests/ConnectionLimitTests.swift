@@ -12,7 +12,6 @@ import Testing
     import Darwin
 #endif
 
-/// Runs `body` against a started `HTTPServer` with `HTTPTestingHandler`, then stops it.
 /// A server configuration with the defaults changed by `configure`.
 private func limits(_ configure: (inout HTTPServer.Configuration) -> Void) -> HTTPServer.Configuration {
     var configuration = HTTPServer.Configuration()
@@ -20,14 +19,33 @@ private func limits(_ configure: (inout HTTPServer.Configuration) -> Void) -> HT
     return configuration
 }
 
+/// Runs `body` against a started `HTTPServer` with `HTTPTestingHandler`, then stops it. When
+/// `started` is given, it counts the requests that reached the handler.
 private func withServer(
     _ configuration: HTTPServer.Configuration,
-    observer: (@Sendable (HTTPTestingHandler.Event) -> Void)? = nil,
+    started: Locked<Int>? = nil,
     _ body: (HTTPServer, UInt16) async throws -> Void
 ) async throws {
+    let observer = started.map { counter in
+        { @Sendable (event: HTTPTestingHandler.Event) in
+            if case .started = event { counter.withLock { $0 += 1 } }
+        }
+    }
     let server = HTTPServer(configuration: configuration, handler: HTTPTestingHandler(observer: observer))
     try await server.start()
     try await runThenStop({ try await body(server, try #require(server.port)) }, stop: { await server.stop() })
+}
+
+/// Opens `count` connections that each send a `/hold` request, which the handler keeps until the
+/// connection goes.
+private func holdRequests(_ count: Int, port: UInt16) async throws -> [RawSocket] {
+    try await onThread {
+        try (0..<count).map { _ in
+            let connection = try RawSocket(port: port, timeout: 10)
+            try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return connection
+        }
+    }
 }
 
 /// Issue 18, point 3: over the connection limit a client is answered at once (idle connections
@@ -62,17 +80,8 @@ struct ConnectionLimitTests {
     @Test("over the limit with no idle connection: 503 with Retry-After at once, held requests untouched")
     func activeConnectionsAreNotEvicted() async throws {
         let started = Locked(0)
-        let observer: @Sendable (HTTPTestingHandler.Event) -> Void = { event in
-            if case .started = event { started.withLock { $0 += 1 } }
-        }
-        try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
-            let held = try await onThread { () throws -> [RawSocket] in
-                try (0..<4).map { _ in
-                    let connection = try RawSocket(port: port, timeout: 10)
-                    try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                    return connection
-                }
-            }
+        try await withServer(limits { $0.maximumConnections = 4 }, started: started) { server, port in
+            let held = try await holdRequests(4, port: port)
             #expect(await eventually { started.withLock { $0 } == 4 })
             let refusal = try await onThread { () throws -> (RawHTTPResponse, Double) in
                 let begin = Date()
@@ -93,17 +102,8 @@ struct ConnectionLimitTests {
     @Test("at the limit an idle connection is closed before any active one")
     func idleBeforeActive() async throws {
         let started = Locked(0)
-        let observer: @Sendable (HTTPTestingHandler.Event) -> Void = { event in
-            if case .started = event { started.withLock { $0 += 1 } }
-        }
-        try await withServer(limits { $0.maximumConnections = 4 }, observer: observer) { server, port in
-            let held = try await onThread { () throws -> [RawSocket] in
-                try (0..<3).map { _ in
-                    let connection = try RawSocket(port: port, timeout: 10)
-                    try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                    return connection
-                }
-            }
+        try await withServer(limits { $0.maximumConnections = 4 }, started: started) { server, port in
+            let held = try await holdRequests(3, port: port)
             #expect(await eventually { started.withLock { $0 } == 3 })
             let idle = try await onThread { () throws -> RawSocket in
                 let connection = try RawSocket(port: port, timeout: 10)

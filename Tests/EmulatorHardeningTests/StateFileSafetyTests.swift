@@ -22,8 +22,7 @@ struct StateFileSafetyTests {
     let victimContent = Array("precious, not the emulator's\n".utf8)
 
     init() throws {
-        directory = try temporaryDirectory()
-        path = directory.appendingPathComponent("state.json").path
+        (directory, path) = try temporaryStateFile()
         victim = directory.appendingPathComponent("victim.txt").path
         try Data(victimContent).write(to: URL(fileURLWithPath: victim))
     }

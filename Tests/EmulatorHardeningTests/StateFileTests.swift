@@ -85,8 +85,7 @@ struct HandEditedStateTests {
     let path: String
 
     init() throws {
-        directory = try temporaryDirectory()
-        path = directory.appendingPathComponent("state.json").path
+        (directory, path) = try temporaryStateFile()
     }
 
     /// Writes a state of 1,501 users, 3 channels and memberships; returns its document.
@@ -194,8 +193,7 @@ struct StateJournalTests {
     let path: String
 
     init() throws {
-        directory = try temporaryDirectory()
-        path = directory.appendingPathComponent("state.json").path
+        (directory, path) = try temporaryStateFile()
     }
 
     @Test("a write with 5,000 objects stored appends one small record and leaves the snapshot alone")
@@ -354,8 +352,7 @@ struct FailedSaveTests {
     let path: String
 
     init() throws {
-        directory = try temporaryDirectory()
-        path = directory.appendingPathComponent("state.json").path
+        (directory, path) = try temporaryStateFile()
     }
 
     private func makeEmulator(_ faults: StorageFaults) throws -> Emulator {

@@ -233,6 +233,21 @@ func temporaryDirectory() throws -> URL {
     return url
 }
 
+/// A fresh temporary directory and the path of a `state.json` in it (not created), for a suite
+/// whose tests all use one state file.
+func temporaryStateFile() throws -> (directory: URL, path: String) {
+    let directory = try temporaryDirectory()
+    return (directory, directory.appendingPathComponent("state.json").path)
+}
+
+/// Runs `body` with the path of a `state.json` in a fresh temporary directory, and removes the
+/// directory afterwards, also when `body` throws.
+func withStateFile<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+    let (directory, path) = try temporaryStateFile()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(path)
+}
+
 /// A DataSync path on keyset `demo`.
 func dataSyncPath(_ rest: String, subscribeKey: String = "demo") -> String {
     "/v1/datasync/subkeys/\(subscribeKey)/\(rest)"
