@@ -63,8 +63,7 @@ struct DedupeEndToEndTests {
     func membershipSeenOncePerListener(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
-            _ = try await ds.createUser(classVersion: 1, id: "alice")
-            _ = try await ds.createChannel(classVersion: 1, id: "general")
+            try await rig.seed(users: ["alice"], channels: ["general"])
             let entities = [rig.watcher.dataSyncEntity("alice"), rig.watcher.dataSyncEntity("general")]
             let set = rig.watcher.subscription(entities: entities)
             let everyCopy = rig.watcher.subscription(entities: entities)
@@ -115,10 +114,8 @@ struct GapEndToEndTests {
         let smallBuffer = PubSubConfiguration(catchUpBufferSize: 6)
         let lowThreshold: (inout PubNubConfiguration) -> Void = { $0.requestMessageCountThreshold = 5 }
         try await withRig(backend, pubSub: smallBuffer, configure: lowThreshold) { rig in
-            let subscription = rig.watcher.dataSyncEntity("alice").subscription()
-            let inbox = record(subscription)
             let client = record(rig.watcher)
-            try await rig.connect(["alice"]) { subscription.subscribe() }
+            let inbox = try #require(try await rig.watch(["alice"]).first)
             _ = try await rig.dataSync.createUser(classVersion: 1, id: "alice", payload: ["n": 0])
             await rig.mark("created", on: ["alice"])
             #expect((await inbox.events(until: "created")).map(\.change) == [.entityCreated])

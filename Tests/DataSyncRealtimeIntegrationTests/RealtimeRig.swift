@@ -202,6 +202,23 @@ final class RealtimeRig: StoppableRig {
         try await status(.connected) { Set($0.subscribedChannels).isSuperset(of: channels) }
     }
 
+    /// Creates users, channels and `Product` entities (class version 1, no payload), in that order,
+    /// through DataSync REST: the objects a test links and watches.
+    func seed(users: [String] = [], channels: [String] = [], products: [String] = []) async throws {
+        for id in users { _ = try await dataSync.createUser(classVersion: 1, id: id) }
+        for id in channels { _ = try await dataSync.createChannel(classVersion: 1, id: id) }
+        for id in products { _ = try await dataSync.createEntity(className: "Product", classVersion: 1, id: id) }
+    }
+
+    /// Subscribes the watcher to the DataSync entity of each id (one subscription each), waits until
+    /// the loop is connected to all of them, and returns their inboxes in the order of `ids`.
+    func watch(_ ids: [String]) async throws -> [Inbox] {
+        let subscriptions = ids.map { watcher.dataSyncEntity($0).subscription() }
+        let inboxes = subscriptions.map { record($0) }
+        try await connect(ids) { for subscription in subscriptions { subscription.subscribe() } }
+        return inboxes
+    }
+
     /// Publishes the plain message `name` on each of `channels`: a point after every event sent so far.
     func mark(_ name: String, on channels: [String]) async {
         for channel in channels {

@@ -17,9 +17,7 @@ struct RoutingEndToEndTests {
     func ownChannel(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ids = ["alice", "general", "p1", "e1"]
-            let subscriptions = ids.map { rig.watcher.dataSyncEntity($0).subscription() }
-            let inboxes = subscriptions.map { record($0) }
-            try await rig.connect(ids) { for subscription in subscriptions { subscription.subscribe() } }
+            let inboxes = try await rig.watch(ids)
 
             let ds = rig.dataSync
             let alice = try await ds.createUser(classVersion: 1, id: "alice", status: "active", payload: ["name": "A"])
@@ -78,29 +76,20 @@ struct RoutingEndToEndTests {
     func membershipOnBothEndpoints(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
-            _ = try await ds.createUser(classVersion: 1, id: "alice")
-            _ = try await ds.createChannel(classVersion: 1, id: "general")
-            let user = rig.watcher.dataSyncEntity("alice").subscription()
-            let channel = rig.watcher.dataSyncEntity("general").subscription()
-            let (userInbox, channelInbox) = (record(user), record(channel))
-            try await rig.connect(["alice", "general"]) {
-                user.subscribe()
-                channel.subscribe()
-            }
+            try await rig.seed(users: ["alice"], channels: ["general"])
+            let sides = ["alice", "general"]
+            let inboxes = try await rig.watch(sides)
 
             let created = try await ds.createMembership(
                 channelId: "general", userId: "alice", classVersion: 1, id: "m1", status: "invited")
             let updated = try await ds.updateMembership(
                 id: "m1", operations: [.replace(path: "/status", value: "active")])
             try await ds.removeMembership(id: "m1")
-            await rig.mark("end", on: ["alice", "general"])
+            await rig.mark("end", on: sides)
 
-            for (side, inbox) in [("alice", userInbox), ("general", channelInbox)] {
-                let events = await inbox.events(until: "end")
-                try #require(events.count == 3, "\(side): \(events)")
-                #expect(events.map(\.change) == [.relationshipCreated, .relationshipUpdated, .relationshipDeleted])
+            for (side, events) in try await linkLifecycle(sides, inboxes) {
                 #expect(events.allSatisfy { $0.kind == .membership && $0.className == "Membership" })
-                #expect(events.allSatisfy { $0.channel == side && $0.objectId == "m1" })
+                #expect(events.allSatisfy { $0.objectId == "m1" })
                 #expect(events[0].membership == created, "\(side)")
                 #expect(events[1].membership == updated, "\(side)")
                 #expect(events[1].relationship?.entityAId == "general")
@@ -114,15 +103,9 @@ struct RoutingEndToEndTests {
     func relationshipOnBothEndpoints(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
-            _ = try await ds.createUser(classVersion: 1, id: "alice")
-            _ = try await ds.createEntity(className: "Product", classVersion: 1, id: "p1")
-            let sideA = rig.watcher.dataSyncEntity("alice").subscription()
-            let sideB = rig.watcher.dataSyncEntity("p1").subscription()
-            let (inboxA, inboxB) = (record(sideA), record(sideB))
-            try await rig.connect(["alice", "p1"]) {
-                sideA.subscribe()
-                sideB.subscribe()
-            }
+            try await rig.seed(users: ["alice"], products: ["p1"])
+            let sides = ["alice", "p1"]
+            let inboxes = try await rig.watch(sides)
 
             let created = try await ds.createRelationship(
                 className: "Bought", classVersion: 1, entityAId: "alice", entityBId: "p1", id: "r1",
@@ -130,13 +113,10 @@ struct RoutingEndToEndTests {
             let updated = try await ds.updateRelationship(
                 id: "r1", operations: [.replace(path: "/payload/qty", value: 2)])
             try await ds.removeRelationship(id: "r1")
-            await rig.mark("end", on: ["alice", "p1"])
+            await rig.mark("end", on: sides)
 
-            for (side, inbox) in [("alice", inboxA), ("p1", inboxB)] {
-                let events = await inbox.events(until: "end")
-                try #require(events.count == 3, "\(side): \(events)")
-                #expect(events.map(\.change) == [.relationshipCreated, .relationshipUpdated, .relationshipDeleted])
-                #expect(events.allSatisfy { $0.kind == .custom && $0.className == "Bought" && $0.channel == side })
+            for (side, events) in try await linkLifecycle(sides, inboxes) {
+                #expect(events.allSatisfy { $0.kind == .custom && $0.className == "Bought" })
                 #expect(events[0].customRelationship == created, "\(side)")
                 #expect(events[1].customRelationship == updated, "\(side)")
                 #expect(events[1].customRelationship?.payload == ["qty": 2])
@@ -150,17 +130,12 @@ struct RoutingEndToEndTests {
     func updatesFanOut(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
-            _ = try await ds.createUser(classVersion: 1, id: "alice")
-            _ = try await ds.createChannel(classVersion: 1, id: "general")
-            _ = try await ds.createEntity(className: "Product", classVersion: 1, id: "p1")
-            _ = try await ds.createEntity(className: "Product", classVersion: 1, id: "p2")
+            try await rig.seed(users: ["alice"], channels: ["general"], products: ["p1", "p2"])
             _ = try await ds.createMembership(channelId: "general", userId: "alice", classVersion: 1)
             _ = try await ds.createRelationship(
                 className: "Bought", classVersion: 1, entityAId: "alice", entityBId: "p1")
             let ids = ["alice", "general", "p1", "p2"]
-            let subscriptions = ids.map { rig.watcher.dataSyncEntity($0).subscription() }
-            let inboxes = subscriptions.map { record($0) }
-            try await rig.connect(ids) { for subscription in subscriptions { subscription.subscribe() } }
+            let inboxes = try await rig.watch(ids)
 
             let alice = try await ds.updateUser(id: "alice", operations: [.add(path: "/payload/name", value: "A")])
             let product = try await ds.updateEntity(id: "p1", operations: [.add(path: "/payload/price", value: 3)])
@@ -193,6 +168,22 @@ struct RoutingEndToEndTests {
     }
 }
 
+/// What each side of a link heard before the marker `end`, once it is checked to be the link's
+/// create, update and delete, each on that side's own channel.
+private func linkLifecycle(
+    _ sides: [String], _ inboxes: [Inbox]
+) async throws -> [(side: String, events: [PubNubDataSyncEvent])] {
+    var heard: [(side: String, events: [PubNubDataSyncEvent])] = []
+    for (side, inbox) in zip(sides, inboxes) {
+        let events = await inbox.events(until: "end")
+        try #require(events.count == 3, "\(side): \(events)")
+        #expect(events.map(\.change) == [.relationshipCreated, .relationshipUpdated, .relationshipDeleted], "\(side)")
+        #expect(events.allSatisfy { $0.channel == side }, "\(side): \(events)")
+        heard.append((side, events))
+    }
+    return heard
+}
+
 @Suite(.timeLimit(.minutes(2)))
 struct DeleteEndToEndTests {
     @Test(
@@ -200,17 +191,12 @@ struct DeleteEndToEndTests {
     func deleteCascades(_ backend: HTTPBackend) async throws {
         try await withRig(backend) { rig in
             let ds = rig.dataSync
-            _ = try await ds.createUser(classVersion: 1, id: "alice")
-            _ = try await ds.createChannel(classVersion: 1, id: "general")
-            _ = try await ds.createChannel(classVersion: 1, id: "lobby")
-            _ = try await ds.createEntity(className: "Product", classVersion: 1, id: "p1")
+            try await rig.seed(users: ["alice"], channels: ["general", "lobby"], products: ["p1"])
             // Created before anyone watched: the client never learns its sides.
             _ = try await ds.createMembership(channelId: "lobby", userId: "alice", classVersion: 1, id: "m0")
             let ids = ["general", "lobby", "p1"]
-            let subscriptions = ids.map { rig.watcher.dataSyncEntity($0).subscription() }
-            let inboxes = subscriptions.map { record($0) }
             let client = record(rig.watcher)
-            try await rig.connect(ids) { for subscription in subscriptions { subscription.subscribe() } }
+            let inboxes = try await rig.watch(ids)
 
             _ = try await ds.createMembership(channelId: "general", userId: "alice", classVersion: 1, id: "m1")
             _ = try await ds.createRelationship(
