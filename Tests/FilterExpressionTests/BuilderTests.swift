@@ -3,15 +3,7 @@ import JSONCore
 import Testing
 
 @Suite struct BuilderTests {
-    struct BuiltCase: Sendable, CustomTestStringConvertible {
-        var filter: Filter
-        var expression: String
-        var testDescription: String { expression }
-        init(_ filter: Filter, _ expression: String) {
-            self.filter = filter
-            self.expression = expression
-        }
-    }
+    typealias BuiltCase = ExpressionCase<Filter>
 
     static let price = Filter.property("price")
     static let stock = Filter.property("stock")
@@ -47,10 +39,11 @@ import Testing
 
     @Test(arguments: cases)
     func builtFiltersPrintAndParseBack(_ testCase: BuiltCase) throws {
-        #expect(testCase.filter.expression == testCase.expression)
-        #expect(testCase.filter.description == testCase.expression)
-        #expect(try Filter(parsing: testCase.expression) == testCase.filter)
-        #expect(FilterValidator().validate(testCase.filter.node).isEmpty)
+        let (filter, expression) = (testCase.expected, testCase.source)
+        #expect(filter.expression == expression)
+        #expect(filter.description == expression)
+        #expect(try Filter(parsing: expression) == filter)
+        #expect(FilterValidator().validate(filter.node).isEmpty)
     }
 
     @Test func valuesFromVariablesAndOptionals() {

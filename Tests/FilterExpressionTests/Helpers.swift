@@ -7,6 +7,23 @@ func cond(_ property: String, _ op: FilterOperator = .equal, _ value: FilterValu
     .condition(FilterCondition(property: property, op: op, value: value))
 }
 
+/// One row of a table test: expression text and what it must give (a token, a tree, a canonical
+/// text), or the built filter it must read as. The text names the row in the test report.
+struct ExpressionCase<Expected: Sendable>: Sendable, CustomTestStringConvertible {
+    var source: String
+    var expected: Expected
+    var testDescription: String { source }
+    init(_ source: String, _ expected: Expected) {
+        self.source = source
+        self.expected = expected
+    }
+}
+
+extension ExpressionCase where Expected == Filter {
+    /// A row for a filter built in Swift and the text it must print as.
+    init(_ filter: Filter, _ source: String) { self.init(source, filter) }
+}
+
 /// An expression that must fail, with the error code and the 1-based column it must report.
 struct FilterErrorCase: Sendable, CustomTestStringConvertible {
     var source: String

@@ -2,15 +2,7 @@ import FilterExpression
 import Testing
 
 @Suite struct ParserTests {
-    struct TreeCase: Sendable, CustomTestStringConvertible {
-        var source: String
-        var tree: FilterNode
-        var testDescription: String { source }
-        init(_ source: String, _ tree: FilterNode) {
-            self.source = source
-            self.tree = tree
-        }
-    }
+    typealias TreeCase = ExpressionCase<FilterNode>
 
     static let a = cond("a")
     static let b = cond("b")
@@ -45,7 +37,7 @@ import Testing
 
     @Test(arguments: precedence)
     func precedenceAndGrouping(_ testCase: TreeCase) throws {
-        #expect(try FilterParser().parse(testCase.source).root == testCase.tree)
+        #expect(try FilterParser().parse(testCase.source).root == testCase.expected)
     }
 
     static let operators: [TreeCase] = FilterOperator.allCases.flatMap { op -> [TreeCase] in
@@ -60,7 +52,7 @@ import Testing
     @Test(arguments: operators)
     func everyOperatorParses(_ testCase: TreeCase) throws {
         let parsed = try FilterParser().parse(testCase.source)
-        #expect(parsed.root == testCase.tree)
+        #expect(parsed.root == testCase.expected)
         #expect(parsed.spans.count == 1)
         #expect(parsed.spans.first?.property == 0..<1)
     }
@@ -78,7 +70,7 @@ import Testing
 
     @Test(arguments: values)
     func everyValueKindParses(_ testCase: TreeCase) throws {
-        #expect(try FilterParser().parse(testCase.source).root == testCase.tree)
+        #expect(try FilterParser().parse(testCase.source).root == testCase.expected)
     }
 
     @Test func spansPointAtEachPartOfEveryCondition() throws {

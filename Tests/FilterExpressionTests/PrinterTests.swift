@@ -3,15 +3,7 @@ import FilterExpression
 import Testing
 
 @Suite struct PrinterTests {
-    struct PrintCase: Sendable, CustomTestStringConvertible {
-        var source: String
-        var canonical: String
-        var testDescription: String { source }
-        init(_ source: String, _ canonical: String) {
-            self.source = source
-            self.canonical = canonical
-        }
-    }
+    typealias PrintCase = ExpressionCase<String>
 
     static let canonicalForms: [PrintCase] = [
         PrintCase("price<100", "price < 100"),
@@ -48,7 +40,7 @@ import Testing
     func printsTheCanonicalForm(_ testCase: PrintCase) throws {
         let tree = try FilterParser().parse(testCase.source).root
         let printed = FilterPrinter.print(tree)
-        #expect(printed == testCase.canonical)
+        #expect(printed == testCase.expected)
         #expect(try FilterParser().parse(printed).root == tree)
     }
 

@@ -2,15 +2,7 @@ import FilterExpression
 import Testing
 
 @Suite struct TokenizerTests {
-    struct TokenCase: Sendable, CustomTestStringConvertible {
-        var source: String
-        var kind: FilterToken.Kind
-        var testDescription: String { source }
-        init(_ source: String, _ kind: FilterToken.Kind) {
-            self.source = source
-            self.kind = kind
-        }
-    }
+    typealias TokenCase = ExpressionCase<FilterToken.Kind>
 
     static let singleTokens: [TokenCase] = [
         TokenCase("price", .identifier("price")),
@@ -85,12 +77,12 @@ import Testing
         let tokens = try FilterTokenizer.tokenize(testCase.source)
         #expect(
             tokens == [
-                FilterToken(kind: testCase.kind, range: 0..<length),
+                FilterToken(kind: testCase.expected, range: 0..<length),
                 FilterToken(kind: .endOfInput, range: length..<length),
             ])
         // Surrounding whitespace shifts the range and is otherwise ignored.
         let padded = try FilterTokenizer.tokenize(" \t\n" + testCase.source + "\r\n ")
-        #expect(padded.first == FilterToken(kind: testCase.kind, range: 3..<(3 + length)))
+        #expect(padded.first == FilterToken(kind: testCase.expected, range: 3..<(3 + length)))
         #expect(padded.count == 2)
     }
 
@@ -100,7 +92,7 @@ import Testing
         // byte by byte (and property names looked up the same way); both paths must agree.
         let length = testCase.source.utf8.count
         let tokens = try FilterTokenizer.tokenize(testCase.source + "        x")
-        #expect(tokens.first == FilterToken(kind: testCase.kind, range: 0..<length))
+        #expect(tokens.first == FilterToken(kind: testCase.expected, range: 0..<length))
         #expect(tokens.dropFirst().first == FilterToken(kind: .identifier("x"), range: (length + 8)..<(length + 9)))
     }
 

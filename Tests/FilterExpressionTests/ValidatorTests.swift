@@ -223,63 +223,54 @@ import Testing
     }
 }
 
-@Suite struct SortValidationTests {
-    struct SortCase: Sendable, CustomTestStringConvertible {
-        var sort: String
-        var tier: FilterTier?
-        var useSchema: Bool
-        var version: Int?
-        var expected: [ValidatorTests.Violation.Expected]
-        var testDescription: String { sort }
-
-        init(
-            _ sort: String, alongside tier: FilterTier? = nil, schema: Bool = true, version: Int? = nil,
-            _ expected: [(FilterError.Code, Int?)]
-        ) {
-            self.sort = sort
-            self.tier = tier
-            self.useSchema = schema
-            self.version = version
-            self.expected = expected.map { .init(code: $0.0, column: $0.1) }
-        }
+extension ValidatorTests.Violation {
+    /// A sort text checked alongside the filter tier `tier`, against the product schema unless
+    /// `schema` is false.
+    static func sort(
+        _ sort: String, alongside tier: FilterTier? = nil, schema: Bool = true, version: Int? = nil,
+        _ expected: [(FilterError.Code, Int?)]
+    ) -> Self {
+        Self(sort, tier: tier, schema: schema, version: version, expected)
     }
+}
 
-    static let cases: [SortCase] = [
-        SortCase("name,price:desc", []),
-        SortCase("", []),
-        SortCase("createdAt:desc,id,updatedAt:asc,status", alongside: .filter, []),
-        SortCase("name:DESC", []),
-        SortCase("name,,price", [(.emptySortField, 6)]),
-        SortCase("name,", [(.emptySortField, 6)]),
-        SortCase(",name", [(.emptySortField, 1)]),
-        SortCase(":desc", [(.emptySortField, 1)]),
-        SortCase("name:down", [(.invalidSortDirection, 6)]),
-        SortCase("name:", [(.invalidSortDirection, 6)]),
-        SortCase("eTag", [(.propertyNotSortable, 1)]),
-        SortCase("name,expiresAt:desc", schema: false, [(.propertyNotSortable, 6)]),
-        SortCase("-price", [(.unknownProperty, 1)]),
-        SortCase("+price", [(.unknownProperty, 1)]),
-        SortCase("-createdAt", [(.unknownProperty, 1)]),
-        SortCase("-price", schema: false, [(.invalidPropertyName, 1)]),
-        SortCase(" price", [(.unknownProperty, 1)]),
-        SortCase("archived", [(.propertyNotSortable, 1)]),
-        SortCase("stock", version: 1, []),
-        SortCase("stock", alongside: .filterFast, version: 1, []),
-        SortCase("stock:desc", alongside: .filter, version: 1, [(.propertyRequiresFullMode, 1)]),
-        SortCase("stock:desc", alongside: .filter, version: 2, []),
-        SortCase("color", alongside: .filter, [(.propertyRequiresFullMode, 1)]),
-        SortCase("color", version: 1, [(.unknownProperty, 1)]),
-        SortCase(
+@Suite struct SortValidationTests {
+    static let cases: [ValidatorTests.Violation] = [
+        .sort("name,price:desc", []),
+        .sort("", []),
+        .sort("createdAt:desc,id,updatedAt:asc,status", alongside: .filter, []),
+        .sort("name:DESC", []),
+        .sort("name,,price", [(.emptySortField, 6)]),
+        .sort("name,", [(.emptySortField, 6)]),
+        .sort(",name", [(.emptySortField, 1)]),
+        .sort(":desc", [(.emptySortField, 1)]),
+        .sort("name:down", [(.invalidSortDirection, 6)]),
+        .sort("name:", [(.invalidSortDirection, 6)]),
+        .sort("eTag", [(.propertyNotSortable, 1)]),
+        .sort("name,expiresAt:desc", schema: false, [(.propertyNotSortable, 6)]),
+        .sort("-price", [(.unknownProperty, 1)]),
+        .sort("+price", [(.unknownProperty, 1)]),
+        .sort("-createdAt", [(.unknownProperty, 1)]),
+        .sort("-price", schema: false, [(.invalidPropertyName, 1)]),
+        .sort(" price", [(.unknownProperty, 1)]),
+        .sort("archived", [(.propertyNotSortable, 1)]),
+        .sort("stock", version: 1, []),
+        .sort("stock", alongside: .filterFast, version: 1, []),
+        .sort("stock:desc", alongside: .filter, version: 1, [(.propertyRequiresFullMode, 1)]),
+        .sort("stock:desc", alongside: .filter, version: 2, []),
+        .sort("color", alongside: .filter, [(.propertyRequiresFullMode, 1)]),
+        .sort("color", version: 1, [(.unknownProperty, 1)]),
+        .sort(
             "eTag,weight,name:sideways",
             [(.propertyNotSortable, 1), (.unknownProperty, 6), (.invalidSortDirection, 18)]),
-        SortCase("price", version: 5, [(.unknownClassVersion, nil)]),
+        .sort("price", version: 5, [(.unknownClassVersion, nil)]),
     ]
 
     @Test(arguments: cases)
-    func sortFieldsAreValidated(_ testCase: SortCase) {
+    func sortFieldsAreValidated(_ testCase: ValidatorTests.Violation) {
         let validator = FilterValidator(
             schema: testCase.useSchema ? productSchema : nil, classVersion: testCase.version)
-        let problems = validator.validateSort(testCase.sort, alongside: testCase.tier)
+        let problems = validator.validateSort(testCase.source, alongside: testCase.tier)
         #expect(
             problems.map { ValidatorTests.Violation.Expected(code: $0.code, column: $0.column) } == testCase.expected)
     }
