@@ -29,12 +29,18 @@ struct ChangeFeedTests {
         ]
     ]
 
-    @Test("a subscriber sees create, update and delete of an events-enabled class in order, as they commit")
-    func subscriberSeesWritesInOrder() async throws {
-        let client = try TestClient(
-            configuration: EmulatorConfiguration(classes: Self.noteClass, startTime: startInstant))
+    /// A client with the events-enabled `Note` class on a stopped clock, and what a change
+    /// subscriber added before any write collects.
+    private static func noteClientWithSubscriber() async throws -> (TestClient, Collected) {
+        let client = try TestClient(configuration: EmulatorConfiguration(classes: noteClass, startTime: startInstant))
         let collected = Collected()
         await client.emulator.dataSync.addChangeSubscriber { collected.append($0) }
+        return (client, collected)
+    }
+
+    @Test("a subscriber sees create, update and delete of an events-enabled class in order, as they commit")
+    func subscriberSeesWritesInOrder() async throws {
+        let (client, collected) = try await Self.noteClientWithSubscriber()
 
         let created = try await client.create(
             "entities", ["id": "n1", "entityClass": "Note", "entityClassVersion": 1, "payload": ["text": "a"]])
@@ -63,10 +69,7 @@ struct ChangeFeedTests {
         // Before: a delete was stamped with the clock's time, earlier than the update it followed
         // (which had moved `updatedAt` one microsecond on), and a re-creation shared the delete's
         // microsecond, so a client keeping versions dropped it as part of the deleted incarnation.
-        let client = try TestClient(
-            configuration: EmulatorConfiguration(classes: Self.noteClass, startTime: startInstant))
-        let collected = Collected()
-        await client.emulator.dataSync.addChangeSubscriber { collected.append($0) }
+        let (client, collected) = try await Self.noteClientWithSubscriber()
         let note: JSONValue = ["id": "n1", "entityClass": "Note", "entityClassVersion": 1, "payload": ["text": "a"]]
         #expect(try await client.create("entities", note).status == 201)
         #expect(

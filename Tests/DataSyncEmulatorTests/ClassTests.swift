@@ -30,8 +30,7 @@ struct ClassTests {
         // Asking for it at Global finds no such class.
         let global = try await client.create(
             "users", ["entityClass": "Employee", "entityClassLevel": "Global", "entityClassVersion": 1])
-        #expect(global.status == 404)
-        #expect(global.errorCode == "DS-0100")
+        global.expectError(404, "DS-0100")
     }
 
     @Test("a class that is not User or a subclass is refused on /users with DS-0006")
@@ -39,9 +38,7 @@ struct ClassTests {
         let client = try TestClient()
         try await client.defineEntityClass(productClass)
         let reply = try await client.create("users", ["entityClass": "Product", "entityClassVersion": 1])
-        #expect(reply.status == 400)
-        #expect(reply.errorCode == "DS-0006")
-        #expect(reply.errorPath == "/data/entityClass")
+        reply.expectError(400, "DS-0006", at: "/data/entityClass")
         let channel = try await client.create("users", ["entityClass": "Channel", "entityClassVersion": 1])
         #expect(channel.errorCode == "DS-0006")
     }
@@ -50,8 +47,7 @@ struct ClassTests {
     func unknownClass() async throws {
         let client = try TestClient()
         let reply = try await client.create("entities", ["entityClass": "Nope", "entityClassVersion": 1])
-        #expect(reply.status == 404)
-        #expect(reply.errorCode == "DS-0100")
+        reply.expectError(404, "DS-0100")
         let version = try await client.create("users", ["entityClassVersion": 7])
         version.expectRefused(400, at: "/data/entityClassVersion")
         let account = try await client.create("users", ["entityClassVersion": 1, "entityClassLevel": "Account"])
@@ -79,9 +75,7 @@ struct ClassTests {
     func entityClassRequired() async throws {
         let client = try TestClient()
         let reply = try await client.create("entities", ["entityClassVersion": 1])
-        #expect(reply.status == 400)
-        #expect(reply.errorCode == "DS-0004")
-        #expect(reply.errorPath == "/data/entityClass")
+        reply.expectError(400, "DS-0004", at: "/data/entityClass")
     }
 
     @Test("declared property types are checked on write")
@@ -138,8 +132,7 @@ struct ClassTests {
         replacement["versions"] = [["version": 2]]
         let dropVersion = try await client.send(
             "PUT", "entity-classes/Product", body: ["data": .object(replacement)], contentType: "application/json")
-        #expect(dropVersion.status == 409)
-        #expect(dropVersion.errorCode == "DS-0802")
+        dropVersion.expectError(409, "DS-0802")
         #expect(try await client.remove("entities", "p1").status == 200)
         let deleted = try await client.send("DELETE", "entity-classes/Product")
         #expect(deleted.status == 200)

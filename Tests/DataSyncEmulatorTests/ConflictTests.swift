@@ -11,9 +11,7 @@ struct ConflictTests {
         let client = try TestClient()
         #expect(try await client.create(collection, ["id": "dup", "entityClassVersion": 1]).status == 201)
         let again = try await client.create(collection, ["id": "dup", "entityClassVersion": 1])
-        #expect(again.status == 409)
-        #expect(again.errorCode == "DS-0301")
-        #expect(again.errorPath == "/data/id")
+        again.expectError(409, "DS-0301", at: "/data/id")
     }
 
     @Test("users, channels and entities share one id space")
@@ -32,8 +30,7 @@ struct ConflictTests {
         try await client.membership("m1", channel: "c1", user: "u1")
         let second = try await client.create(
             "memberships", ["id": "m2", "channelId": "c1", "userId": "u1", "relationshipClassVersion": 1])
-        #expect(second.status == 409)
-        #expect(second.errorCode == "DS-0301")
+        second.expectError(409, "DS-0301")
         let sameId = try await client.create(
             "memberships", ["id": "m1", "channelId": "c1", "userId": "u1", "relationshipClassVersion": 1])
         #expect(sameId.status == 409)
@@ -47,9 +44,7 @@ struct ConflictTests {
         var data: [String: JSONValue] = ["channelId": "c1", "userId": "u1", "relationshipClassVersion": 1]
         data[missing] = "ghost"
         let reply = try await client.create("memberships", .object(data))
-        #expect(reply.status == 404)
-        #expect(reply.errorCode == "DS-0100")
-        #expect(reply.errorPath == "/data/\(missing)")
+        reply.expectError(404, "DS-0100", at: "/data/\(missing)")
         #expect(reply.errorMessage == "Entity not found: ghost")
         // A user id where a channel is expected does not name a channel.
         let swapped = try await client.create(
@@ -73,13 +68,11 @@ struct ConflictTests {
         let wrongClass = try await client.create(
             "relationships",
             ["entityAId": "u1", "entityBId": "c1", "relationshipClass": "Bought", "relationshipClassVersion": 1])
-        #expect(wrongClass.status == 400)
-        #expect(wrongClass.errorCode == "DS-0006")
+        wrongClass.expectError(400, "DS-0006")
         let membershipClass = try await client.create(
             "relationships",
             ["entityAId": "c1", "entityBId": "u1", "relationshipClass": "Membership", "relationshipClassVersion": 1])
-        #expect(membershipClass.status == 400)
-        #expect(membershipClass.errorCode == "DS-0006")
+        membershipClass.expectError(400, "DS-0006")
     }
 
     @Test(

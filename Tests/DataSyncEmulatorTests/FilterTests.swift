@@ -46,9 +46,7 @@ struct FilterTests {
         let client = try await products()
         #expect(try await client.get(query("filter", "title LIKE \"*shoe*\"")).ids == ["p1", "p2", "p3"])
         let simple = try await client.get(query("filter", "price < 35"))
-        #expect(simple.status == 400)
-        #expect(simple.errorCode == "DS-0005")
-        #expect(simple.errorPath == "filter")
+        simple.expectError(400, "DS-0005", at: "filter")
     }
 
     @Test(
@@ -57,17 +55,14 @@ struct FilterTests {
     func refused(expression: String) async throws {
         let client = try await products()
         let reply = try await client.get(query("filter_fast", expression))
-        #expect(reply.status == 400)
-        #expect(reply.errorCode == "DS-0005")
-        #expect(reply.errorPath == "filter_fast")
+        reply.expectError(400, "DS-0005", at: "filter_fast")
     }
 
     @Test("a property only on an older version is a 400 unless that version is given")
     func olderVersion() async throws {
         let client = try await products()
         let latest = try await client.get(query("filter_fast", "notes == \"x\""))
-        #expect(latest.status == 400)
-        #expect(latest.errorCode == "DS-0005")
+        latest.expectError(400, "DS-0005")
         let older = try await client.get(query("filter_fast", "notes == \"x\"", extra: "&entity_class_version=1"))
         #expect(older.status == 200)
     }
@@ -89,9 +84,7 @@ struct FilterTests {
     func syntaxError() async throws {
         let client = try await products()
         let reply = try await client.get(query("filter_fast", "price <"))
-        #expect(reply.status == 400)
-        #expect(reply.errorCode == "DS-0004")
-        #expect(reply.errorPath == "filter_fast")
+        reply.expectError(400, "DS-0004", at: "filter_fast")
     }
 
     @Test("sort alongside filter needs full properties; alongside filter_fast simple is enough")
@@ -122,7 +115,6 @@ struct FilterTests {
         try await client.membership("m2", channel: "c2", user: "u1")
         #expect(try await client.get("memberships?filter_fast=\(PercentDecoding.encode("id == \"m2\""))").ids == ["m2"])
         let payload = try await client.get("memberships?filter_fast=\(PercentDecoding.encode("role == \"admin\""))")
-        #expect(payload.status == 400)
-        #expect(payload.errorCode == "DS-0005")
+        payload.expectError(400, "DS-0005")
     }
 }

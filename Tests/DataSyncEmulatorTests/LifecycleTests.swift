@@ -47,16 +47,24 @@ struct LifecycleTests {
         #expect(replaced.data?["updatedAt"] != created.data?["updatedAt"])
     }
 
-    @Test("a membership expires at the earlier expiry of its user and channel")
-    func membershipExpiry() async throws {
-        let client = try TestClient()
+    /// Defines `Room`, a channel class with a 3-day TTL, and creates user `u1`, room `r1` and the
+    /// membership `m1` between them.
+    @discardableResult
+    private static func roomWithMember(_ client: TestClient) async throws -> (room: Reply, membership: Reply) {
         try await client.defineEntityClass([
             "name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]],
         ])
         try await client.user("u1")
         let room = try await client.create("channels", ["id": "r1", "entityClass": "Room", "entityClassVersion": 1])
+        try #require(room.status == 201)
+        return (room, try await client.membership("m1", channel: "r1", user: "u1"))
+    }
+
+    @Test("a membership expires at the earlier expiry of its user and channel")
+    func membershipExpiry() async throws {
+        let client = try TestClient()
+        let (room, membership) = try await Self.roomWithMember(client)
         #expect(room.data?["expiresAt"] == "2026-09-11T00:00:00Z")
-        let membership = try await client.membership("m1", channel: "r1", user: "u1")
         #expect(membership.data?["expiresAt"] == "2026-09-11T00:00:00Z")
     }
 
@@ -83,13 +91,7 @@ struct LifecycleTests {
     @Test("an expired object is gone from reads and lists; the feed records the expiry")
     func expiredObjectsVanish() async throws {
         let client = try TestClient()
-        try await client.defineEntityClass([
-            "name": "Room", "extends": "Channel", "ttlDays": 3, "versions": [["version": 1]],
-        ])
-        try await client.user("u1")
-        let room = try await client.create("channels", ["id": "r1", "entityClass": "Room", "entityClassVersion": 1])
-        try #require(room.status == 201)
-        try await client.membership("m1", channel: "r1", user: "u1")
+        try await Self.roomWithMember(client)
         let before = await client.emulator.lastSequence
         await client.emulator.advanceTime(days: 3)
         #expect(try await client.get("channels/r1").status == 200)

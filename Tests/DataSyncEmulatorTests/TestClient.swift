@@ -31,6 +31,16 @@ struct Reply {
         #expect(self.status == status, sourceLocation: sourceLocation)
         #expect(errorPath == path, sourceLocation: sourceLocation)
     }
+
+    /// Expects an error answer with `status` whose first error has `code` and, when `path` is
+    /// given, names `path` (each its own expectation, reported at the caller's line).
+    func expectError(
+        _ status: Int, _ code: String, at path: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(self.status == status, sourceLocation: sourceLocation)
+        #expect(errorCode == code, sourceLocation: sourceLocation)
+        if let path { #expect(errorPath == path, sourceLocation: sourceLocation) }
+    }
 }
 
 /// Sends hand-built raw requests to an emulator, as an HTTP server would hand them over.

@@ -82,8 +82,7 @@ struct WriteTests {
             reply = try await client.patch("users", "u1", [["op": "remove", "path": "/payload/a"]], ifMatch: stale)
         default: reply = try await client.remove("users", "u1", ifMatch: stale)
         }
-        #expect(reply.status == 412)
-        #expect(reply.errorCode == "DS-0300")
+        reply.expectError(412, "DS-0300")
         #expect(try await client.get("users/u1").data == current.data)
     }
 
@@ -99,8 +98,7 @@ struct WriteTests {
         #expect(any.status == 200)
         #expect(any.data?["status"] == nil)
         let missing = try await client.patch("users", "nobody", [["op": "remove", "path": "/status"]])
-        #expect(missing.status == 404)
-        #expect(missing.errorCode == "DS-0100")
+        missing.expectError(404, "DS-0100")
     }
 
     @Test("a current If-Match is accepted on set and remove")
@@ -125,9 +123,7 @@ struct WriteTests {
         let client = try TestClient()
         let created = try await client.user("u1")
         let reply = try await client.patch("users", "u1", [["op": "replace", "path": .string(path), "value": "X"]])
-        #expect(reply.status == 400)
-        #expect(reply.errorCode == "DS-0004")
-        #expect(reply.errorPath == "/0/path")
+        reply.expectError(400, "DS-0004", at: "/0/path")
         #expect(try await client.get("users/u1").data == created.data)
     }
 
@@ -181,8 +177,7 @@ struct WriteTests {
         let client = try TestClient()
         try await client.user("u1")
         let empty = try await client.patch("users", "u1", [])
-        #expect(empty.status == 400)
-        #expect(empty.errorCode == "DS-0004")
+        empty.expectError(400, "DS-0004")
         #expect(try await client.patch("users", "u1", ["op": "add"]).status == 400)
         let unknownOp = try await client.patch("users", "u1", [["op": "merge", "path": "/payload"]])
         unknownOp.expectRefused(400, at: "/0/op")
@@ -245,8 +240,7 @@ struct WriteTests {
         let reply = try await client.patch(
             "users", "u1",
             [["op": "replace", "path": "/payload/a", "value": 2], ["op": "test", "path": "/payload/a", "value": 1]])
-        #expect(reply.status == 409)
-        #expect(reply.errorCode == "DS-0302")
+        reply.expectError(409, "DS-0302")
         #expect(try await client.get("users/u1").data == created.data)
     }
 
