@@ -178,24 +178,26 @@ struct FaultRouteTests {
     func delayAndBlackhole() async throws {
         try await withServed { served in
             let emulator = served.emulator
-            func waitUntilHeld() async {
+            /// Installs `fault` (lasting `seconds`), sends `target`, and returns the request once the
+            /// fault holds it and the clock stands one second before the fault ends, still holding it.
+            func heldOneSecondShort(
+                _ fault: [String: JSONValue], seconds: Int64, _ target: String
+            ) async throws -> Task<HTTPReply, any Error> {
+                var fault = fault
+                fault["seconds"] = .int(seconds)
+                _ = try await served.send("POST", "/_emulator/v1/faults", json: .object(fault))
+                let request = Task { try await served.send("GET", target) }
                 #expect(await eventually { emulator.faultHeldCount >= 1 })
+                emulator.clock.advance(by: .seconds(seconds - 1))
+                #expect(emulator.faultHeldCount == 1)
+                return request
             }
-            _ = try await served.send(
-                "POST", "/_emulator/v1/faults", json: ["kind": "delay", "seconds": 30, "family": "time"])
-            let delayed = Task { try await served.send("GET", "/time/0") }
-            await waitUntilHeld()
-            emulator.clock.advance(by: .seconds(29))
-            #expect(emulator.faultHeldCount == 1)
+            let delayed = try await heldOneSecondShort(["kind": "delay", "family": "time"], seconds: 30, "/time/0")
             emulator.clock.advance(by: .seconds(1))
             #expect(try await delayed.value.status == 200)
 
-            _ = try await served.send(
-                "POST", "/_emulator/v1/faults", json: ["kind": "blackhole", "seconds": 120, "family": "datasync"])
-            let held = Task { try await served.send("GET", "/v1/datasync/subkeys/demo/users") }
-            await waitUntilHeld()
-            emulator.clock.advance(by: .seconds(119))
-            #expect(emulator.faultHeldCount == 1)
+            let held = try await heldOneSecondShort(
+                ["kind": "blackhole", "family": "datasync"], seconds: 120, "/v1/datasync/subkeys/demo/users")
             emulator.clock.advance(by: .seconds(1))
             await #expect(throws: RawSocketError.self) { try await held.value }
             #expect(emulator.faultHeldCount == 0)

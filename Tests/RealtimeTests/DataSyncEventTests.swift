@@ -116,82 +116,57 @@ private let relationshipSides: [String: JSONValue] = ["entityAId": "course-1", "
 
 @Suite("DataSync events: decoding the e 5 envelope")
 struct DataSyncDecodingTests {
-    static let cases: [(String, JSONValue, String)] = [
-        // Every kind and change, current form.
-        (
-            "user create", dataSync("create", "user", className: "User", level: "Global", data: state("alice")),
-            "entityCreated user User Global 1 user:alice"
-        ),
-        (
-            "user update", dataSync("update", "user", className: "User", level: "Global", data: state("alice")),
-            "entityUpdated user User Global 1 user:alice"
-        ),
-        (
-            "user delete", dataSync("delete", "user", className: "User", level: "Global", data: removal("alice")),
-            "entityDeleted user User Global 1 removed:alice"
-        ),
+    /// One kind of object as the current form sends it, and what its events must carry.
+    struct KindRow {
+        var type: String
+        var className: String
+        var level: String
+        var id: String
+        var sides: [String: JSONValue] = [:]
+        /// `entity` or `relationship`: the first half of the change's name.
+        var family: String
+        var kind: String
+        /// The object's summary in a create or update.
+        var object: String
+    }
+
+    /// Every kind's create, update and delete, current form.
+    static let everyKindAndChange: [(String, JSONValue, String)] = [
+        KindRow(
+            type: "user", className: "User", level: "Global", id: "alice", family: "entity", kind: "user",
+            object: "user:alice"),
+        KindRow(
+            type: "channel", className: "Channel", level: "Global", id: "c1", family: "entity", kind: "channel",
+            object: "channel:c1"),
+        KindRow(
+            type: "entity", className: "JSCustomer", level: "SubKey", id: "e1", family: "entity", kind: "custom",
+            object: "entity:e1"),
+        KindRow(
+            type: "membership", className: "Membership", level: "Global", id: "m1", sides: membershipSides,
+            family: "relationship", kind: "membership", object: "membership:m1 chan-1/alice"),
+        KindRow(
+            type: "relationship", className: "Enrolled", level: "SubKey", id: "r1", sides: relationshipSides,
+            family: "relationship", kind: "custom", object: "relationship:r1 course-1/alice"),
+    ].flatMap { row in
+        [("create", "Created"), ("update", "Updated"), ("delete", "Deleted")].map { event, change in
+            let isDelete = event == "delete"
+            let data = isDelete ? removal(row.id) : state(row.id, row.sides)
+            let object = isDelete ? "removed:\(row.id)" : row.object
+            return (
+                "\(row.type) \(event)",
+                dataSync(
+                    .string(event), .string(row.type), className: .string(row.className), level: .string(row.level),
+                    data: data),
+                "\(row.family)\(change) \(row.kind) \(row.className) \(row.level) 1 \(object)"
+            )
+        }
+    }
+
+    /// A subclass, and the older and odd spellings the decoder still reads.
+    static let otherForms: [(String, JSONValue, String)] = [
         (
             "user subclass", dataSync("update", "user", className: "Employee", level: "SubKey", data: state("bob")),
             "entityUpdated user Employee SubKey 1 user:bob"
-        ),
-        (
-            "channel create", dataSync("create", "channel", className: "Channel", level: "Global", data: state("c1")),
-            "entityCreated channel Channel Global 1 channel:c1"
-        ),
-        (
-            "channel update", dataSync("update", "channel", className: "Channel", level: "Global", data: state("c1")),
-            "entityUpdated channel Channel Global 1 channel:c1"
-        ),
-        (
-            "channel delete", dataSync("delete", "channel", className: "Channel", level: "Global", data: removal("c1")),
-            "entityDeleted channel Channel Global 1 removed:c1"
-        ),
-        (
-            "entity create", dataSync("create", "entity", className: "JSCustomer", level: "SubKey", data: state("e1")),
-            "entityCreated custom JSCustomer SubKey 1 entity:e1"
-        ),
-        (
-            "entity update", dataSync("update", "entity", className: "JSCustomer", level: "SubKey", data: state("e1")),
-            "entityUpdated custom JSCustomer SubKey 1 entity:e1"
-        ),
-        (
-            "entity delete",
-            dataSync("delete", "entity", className: "JSCustomer", level: "SubKey", data: removal("e1")),
-            "entityDeleted custom JSCustomer SubKey 1 removed:e1"
-        ),
-        (
-            "membership create",
-            dataSync(
-                "create", "membership", className: "Membership", level: "Global", data: state("m1", membershipSides)),
-            "relationshipCreated membership Membership Global 1 membership:m1 chan-1/alice"
-        ),
-        (
-            "membership update",
-            dataSync(
-                "update", "membership", className: "Membership", level: "Global", data: state("m1", membershipSides)),
-            "relationshipUpdated membership Membership Global 1 membership:m1 chan-1/alice"
-        ),
-        (
-            "membership delete",
-            dataSync("delete", "membership", className: "Membership", level: "Global", data: removal("m1")),
-            "relationshipDeleted membership Membership Global 1 removed:m1"
-        ),
-        (
-            "relationship create",
-            dataSync(
-                "create", "relationship", className: "Enrolled", level: "SubKey", data: state("r1", relationshipSides)),
-            "relationshipCreated custom Enrolled SubKey 1 relationship:r1 course-1/alice"
-        ),
-        (
-            "relationship update",
-            dataSync(
-                "update", "relationship", className: "Enrolled", level: "SubKey", data: state("r1", relationshipSides)),
-            "relationshipUpdated custom Enrolled SubKey 1 relationship:r1 course-1/alice"
-        ),
-        (
-            "relationship delete",
-            dataSync("delete", "relationship", className: "Enrolled", level: "SubKey", data: removal("r1")),
-            "relationshipDeleted custom Enrolled SubKey 1 removed:r1"
         ),
         // Older spellings.
         (
@@ -253,7 +228,8 @@ struct DataSyncDecodingTests {
             "entityUpdated custom Customer SubKey 1 entity:e1"
         ),
         (
-            "composite :X: is an Account class", dataSync("delete", "entity", className: ":X:", data: removal("e1")),
+            "composite :X: is an Account class",
+            dataSync("delete", "entity", className: ":X:", data: removal("e1")),
             "entityDeleted custom X Account 1 removed:e1"
         ),
         (
@@ -270,6 +246,8 @@ struct DataSyncDecodingTests {
             "entityUpdated user - - 1 user:alice"
         ),
     ]
+
+    static let cases = everyKindAndChange + otherForms
 
     @Test("every kind, change and legacy form", arguments: cases)
     func decodes(name: String, payload: JSONValue, expected: String) throws {
