@@ -118,10 +118,7 @@ private let relationshipSides: [String: JSONValue] = ["entityAId": "course-1", "
 struct DataSyncDecodingTests {
     /// One kind of object as the current form sends it, and what its events must carry.
     struct KindRow {
-        var type: String
-        var className: String
-        var level: String
-        var id: String
+        var type, className, level, id: String
         var sides: [String: JSONValue] = [:]
         /// `entity` or `relationship`: the first half of the change's name.
         var family: String
@@ -769,28 +766,14 @@ struct DataSyncDeliveryTests {
         #expect(subscription.isSubscribed, "reading a stream subscribes")
     }
 
-    @Test("a reconnection that could not resume (restore off) signals a gap to DataSync subscribers")
-    func restoreOffGap() async {
-        let (service, clock, pubnub) = scriptedClient { $0.restore = false }
-        let subscription = pubnub.dataSyncEntity("alice").subscription()
-        let gaps = Recorder<PubNubDataSyncGap>()
-        subscription.onDataSyncGap = { gaps.append($0) }
-        service.push(Answer.subscribe("100"))
-        service.push(Answer.subscribe("200"))
-        service.push(.failure(TransportError(code: .connectionLost, message: "offline")))
-        service.push(Answer.subscribe("900"))
-        subscription.subscribe()
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(2))
-        #expect(await gaps.waitFor(1))
-        #expect(gaps.all.first?.reason == .couldNotResume)
-        #expect(gaps.all.first?.lastKnownTimetoken == 200)
-        #expect(gaps.all.first?.resumedAt == 900)
-    }
-
-    @Test("with restore on, a reconnection resumes and signals no gap")
-    func restoreOnNoGap() async {
-        let (service, clock, pubnub) = scriptedClient()
+    /// Subscribes to alice's entity through a scripted loop that connects at 100, receives up to
+    /// 200, loses the connection and, after the 2 s reconnection delay, is answered at 900; then
+    /// runs `check` on what the subscription's gap listener and the client's status listener heard,
+    /// while the client is still alive.
+    private func reconnectAfterLoss(
+        restore: Bool, _ check: (Recorder<PubNubDataSyncGap>, Recorder<PubNubStatus>) async -> Void
+    ) async {
+        let (service, clock, pubnub) = scriptedClient { if !restore { $0.restore = false } }
         let subscription = pubnub.dataSyncEntity("alice").subscription()
         let gaps = Recorder<PubNubDataSyncGap>()
         let statuses = Recorder<PubNubStatus>()
@@ -803,8 +786,26 @@ struct DataSyncDeliveryTests {
         subscription.subscribe()
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))
-        #expect(await statuses.waitFor(3))
-        #expect(statuses.all.map(\.category) == [.connected, .unexpectedDisconnect, .reconnected])
-        #expect(gaps.all.isEmpty)
+        await check(gaps, statuses)
+        withExtendedLifetime((service, pubnub, subscription)) {}
+    }
+
+    @Test("a reconnection that could not resume (restore off) signals a gap to DataSync subscribers")
+    func restoreOffGap() async {
+        await reconnectAfterLoss(restore: false) { gaps, _ in
+            #expect(await gaps.waitFor(1))
+            #expect(gaps.all.first?.reason == .couldNotResume)
+            #expect(gaps.all.first?.lastKnownTimetoken == 200)
+            #expect(gaps.all.first?.resumedAt == 900)
+        }
+    }
+
+    @Test("with restore on, a reconnection resumes and signals no gap")
+    func restoreOnNoGap() async {
+        await reconnectAfterLoss(restore: true) { gaps, statuses in
+            #expect(await statuses.waitFor(3))
+            #expect(statuses.all.map(\.category) == [.connected, .unexpectedDisconnect, .reconnected])
+            #expect(gaps.all.isEmpty)
+        }
     }
 }
