@@ -37,15 +37,19 @@ private func withServer(
 }
 
 /// Opens `count` connections that each send a `/hold` request, which the handler keeps until the
-/// connection goes.
-private func holdRequests(_ count: Int, port: UInt16) async throws -> [RawSocket] {
-    try await onThread {
+/// connection goes, and waits until `started` (the server's counter) shows them all in the handler.
+private func holdRequests(
+    _ count: Int, port: UInt16, started: Locked<Int>, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [RawSocket] {
+    let held = try await onThread {
         try (0..<count).map { _ in
             let connection = try RawSocket(port: port, timeout: 10)
             try connection.send("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\n")
             return connection
         }
     }
+    #expect(await eventually { started.withLock { $0 } == count }, sourceLocation: sourceLocation)
+    return held
 }
 
 /// Issue 18, point 3: over the connection limit a client is answered at once (idle connections
@@ -81,8 +85,7 @@ struct ConnectionLimitTests {
     func activeConnectionsAreNotEvicted() async throws {
         let started = Locked(0)
         try await withServer(limits { $0.maximumConnections = 4 }, started: started) { server, port in
-            let held = try await holdRequests(4, port: port)
-            #expect(await eventually { started.withLock { $0 } == 4 })
+            let held = try await holdRequests(4, port: port, started: started)
             let refusal = try await onThread { () throws -> (RawHTTPResponse, Double) in
                 let begin = Date()
                 let client = try RawSocket(port: port, timeout: 30)
@@ -103,8 +106,7 @@ struct ConnectionLimitTests {
     func idleBeforeActive() async throws {
         let started = Locked(0)
         try await withServer(limits { $0.maximumConnections = 4 }, started: started) { server, port in
-            let held = try await holdRequests(3, port: port)
-            #expect(await eventually { started.withLock { $0 } == 3 })
+            let held = try await holdRequests(3, port: port, started: started)
             let idle = try await onThread { () throws -> RawSocket in
                 let connection = try RawSocket(port: port, timeout: 10)
                 guard try connection.request("GET", "/bytes/3").text == "abc" else { throw TestFailure("not served") }
