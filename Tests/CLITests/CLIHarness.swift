@@ -191,3 +191,10 @@ func withEmulator(
 ) async throws {
     try await LiveEmulator.start(configuration).run(body)
 }
+
+/// Keyset `demo`/`demo` with access control on (secret `demo-secret`): the emulator checks tokens,
+/// so requests without a valid one are refused with 403.
+let protectedDemoEmulator = EmulatorConfiguration(
+    pubSub: PubSubConfiguration(keysets: [
+        .protected(publishKey: "demo", subscribeKey: "demo", secretKey: "demo-secret")
+    ]))

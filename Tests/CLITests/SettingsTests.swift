@@ -95,12 +95,8 @@ struct SettingsTests {
 
     @Test("the token is sent but never printed: not with --verbose, not in errors")
     func tokenNeverPrinted() async throws {
-        // Access control on: the emulator checks tokens, so a made-up one is refused with 403.
-        let protected = EmulatorConfiguration(
-            pubSub: PubSubConfiguration(keysets: [
-                .protected(publishKey: "demo", subscribeKey: "demo", secretKey: "demo-secret")
-            ]))
-        try await withEmulator(protected) { live in
+        // Access control on: a made-up token is refused with 403.
+        try await withEmulator(protectedDemoEmulator) { live in
             let token = "qEF2AkF0GmZZZZZZsecret-token-value"
             let runs = [
                 try await live.run(["users", "get", "alice", "--verbose", "--token", token]),

@@ -118,11 +118,7 @@ struct WatchTests {
 
     @Test("a subscription the service refuses (403 without a token) ends watch with exit 1")
     func refusedSubscription() async throws {
-        let protected = EmulatorConfiguration(
-            pubSub: PubSubConfiguration(keysets: [
-                .protected(publishKey: "demo", subscribeKey: "demo", secretKey: "demo-secret")
-            ]))
-        try await withEmulator(protected) { live in
+        try await withEmulator(protectedDemoEmulator) { live in
             let result = try await live.run(["watch", "room"])
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("status: accessDenied (subscribe, HTTP 403)"), "\(result)")

@@ -16,15 +16,24 @@ struct DeadlineTests {
         return PubNub(configuration: configuration)
     }
 
-    private let call = ServicePipeline.Call(method: .get, path: "/v2/presence/sub-key/demo/channel/a")
-
-    @Test("retries stop when the next wait would pass the deadline; attempt timeouts shrink to the time left")
-    func retriesBoundedByDeadline() async throws {
+    /// A client on a manual clock whose every request is answered 503, retried every 2 s up to
+    /// ten times, with the recorder that sees each attempt.
+    private func alwaysUnavailable(
+        timeout: Duration?, deadline: Duration?
+    ) -> (ManualClock, RecordingHTTPClient, PubNub) {
         let clock = ManualClock()
         let recorder = RecordingHTTPClient(MockHTTPClient { _ in HTTPResponse(status: 503, body: []) })
         let pubnub = client(
             recorder, clock: clock, retry: .linear(delay: .seconds(2), maximumRetries: 10, maximumJitter: .zero),
-            timeout: .seconds(2), deadline: .seconds(5))
+            timeout: timeout, deadline: deadline)
+        return (clock, recorder, pubnub)
+    }
+
+    private let call = ServicePipeline.Call(method: .get, path: "/v2/presence/sub-key/demo/channel/a")
+
+    @Test("retries stop when the next wait would pass the deadline; attempt timeouts shrink to the time left")
+    func retriesBoundedByDeadline() async throws {
+        let (clock, recorder, pubnub) = alwaysUnavailable(timeout: .seconds(2), deadline: .seconds(5))
         let task = Task { try await pubnub.pipeline.send(call, custom: .init()) }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))
@@ -38,11 +47,7 @@ struct DeadlineTests {
 
     @Test("a per-request deadline overrides the configuration's")
     func perRequestDeadline() async throws {
-        let clock = ManualClock()
-        let recorder = RecordingHTTPClient(MockHTTPClient { _ in HTTPResponse(status: 503, body: []) })
-        let pubnub = client(
-            recorder, clock: clock, retry: .linear(delay: .seconds(2), maximumRetries: 10, maximumJitter: .zero),
-            timeout: nil, deadline: .seconds(100))
+        let (clock, recorder, pubnub) = alwaysUnavailable(timeout: nil, deadline: .seconds(100))
         let error = await #expect(throws: PubNubError.self) {
             _ = try await pubnub.pipeline.send(call, custom: .init(deadline: .seconds(1)))
         }

@@ -104,31 +104,29 @@ struct RealtimeEndToEndTests {
             await fixture.waitForReceive()
 
             // A second user joins, sets state and leaves.
-            var otherConfiguration = fixture.subscriber.configuration
-            otherConfiguration.userId = "other"
-            otherConfiguration.transport = try backend.makeClient()
-            let other = PubNub(configuration: otherConfiguration)
-            let otherTimeline = Timeline()
-            otherTimeline.attach(to: other)
-            other.subscribe(to: ["lobby"])
-            #expect(await otherTimeline.waitForStatus(.connected))
-            #expect(await fixture.timeline.wait { items in Self.presence(items).contains { $0.uuid == "other" } })
+            /// A second client like the subscriber's, as `userId`, that joins `lobby`: connected,
+            /// and its join seen by the subscriber.
+            func join(as userId: String, presenceTimeout: Duration? = nil) async throws -> (PubNub, Timeline) {
+                var configuration = fixture.subscriber.configuration
+                configuration.userId = userId
+                if let presenceTimeout { configuration.presenceTimeout = presenceTimeout }
+                configuration.transport = try backend.makeClient()
+                let pubnub = PubNub(configuration: configuration)
+                let timeline = Timeline()
+                timeline.attach(to: pubnub)
+                pubnub.subscribe(to: ["lobby"])
+                #expect(await timeline.waitForStatus(.connected))
+                #expect(await fixture.timeline.wait { items in Self.presence(items).contains { $0.uuid == userId } })
+                return (pubnub, timeline)
+            }
+            let (other, _) = try await join(as: "other")
             _ = try await other.setPresence(state: ["mood": "busy"], on: ["lobby"])
             #expect(await fixture.timeline.wait { items in Self.presence(items).contains { $0.event == .stateChange } })
             other.unsubscribe(from: ["lobby"])
             #expect(await fixture.timeline.wait { items in Self.presence(items).contains { $0.event == .leave } })
 
             // A third user stops without leaving and times out after its 20 s presence timeout.
-            var thirdConfiguration = otherConfiguration
-            thirdConfiguration.userId = "third"
-            thirdConfiguration.presenceTimeout = .seconds(20)
-            thirdConfiguration.transport = try backend.makeClient()
-            let third = PubNub(configuration: thirdConfiguration)
-            let thirdTimeline = Timeline()
-            thirdTimeline.attach(to: third)
-            third.subscribe(to: ["lobby"])
-            #expect(await thirdTimeline.waitForStatus(.connected))
-            #expect(await fixture.timeline.wait { items in Self.presence(items).contains { $0.uuid == "third" } })
+            let (third, thirdTimeline) = try await join(as: "third", presenceTimeout: .seconds(20))
             third.disconnect()
             #expect(await thirdTimeline.waitForStatus(.disconnected))
             fixture.emulatorClock.advance(by: .seconds(21))

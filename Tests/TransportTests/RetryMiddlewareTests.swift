@@ -105,6 +105,17 @@ struct RetryMiddlewareTests {
     private static let request = HTTPRequest(host: "example.com", path: "/v1/x")
 
     /// Runs `request` through a retry middleware in front of `client` in a task.
+    /// Expects `task` to sleep once, for `delay`, and to succeed when the clock has moved by it.
+    private static func expectOneSleep(
+        _ delay: Duration, thenSuccess task: RunningRequest, on clock: ManualClock,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        await task.waitForSleep(on: clock, sourceLocation: sourceLocation)
+        #expect(clock.requestedSleeps == [delay], sourceLocation: sourceLocation)
+        clock.advance(by: delay)
+        #expect(try await task.value.status == 200, sourceLocation: sourceLocation)
+    }
+
     private static func start(
         _ request: HTTPRequest = request, policy: RetryPolicy, clock: ManualClock, client: any HTTPClient,
         unitRandom: @escaping @Sendable () -> Double = { 0 }, now: Date = Date(timeIntervalSince1970: 0)
@@ -260,10 +271,7 @@ struct RetryMiddlewareTests {
         let task = Self.start(
             policy: .exponential(minimumDelay: .seconds(2), maximumDelay: .seconds(60)), clock: clock,
             client: Self.failing([429], log: log, headers: ["Retry-After": "7"]), unitRandom: { 0.9 })
-        await task.waitForSleep(on: clock)
-        #expect(clock.requestedSleeps == [.seconds(7)])
-        clock.advance(by: .seconds(7))
-        #expect(try await task.value.status == 200)
+        try await Self.expectOneSleep(.seconds(7), thenSuccess: task, on: clock)
     }
 
     @Test("Retry-After as an HTTP date waits until that date")
@@ -276,10 +284,7 @@ struct RetryMiddlewareTests {
             policy: .linear(delay: .seconds(1)), clock: clock,
             client: Self.failing([503], log: log, headers: ["Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"]),
             now: now)
-        await task.waitForSleep(on: clock)
-        #expect(clock.requestedSleeps == [.seconds(12)])
-        clock.advance(by: .seconds(12))
-        #expect(try await task.value.status == 200)
+        try await Self.expectOneSleep(.seconds(12), thenSuccess: task, on: clock)
     }
 
     @Test("a Retry-After beyond the maximum delay ends the retries")
