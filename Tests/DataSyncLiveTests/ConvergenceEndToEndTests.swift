@@ -84,8 +84,7 @@ struct ConvergenceEndToEndTests {
         "every kind of view converges to the service after random writes by two concurrent writers",
         arguments: HTTPBackend.allCases)
     func randomWrites(_ backend: HTTPBackend) async throws {
-        try await withLiveRig(backend) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend) { rig in
             let (early, late) = try rig.probes(rig.watcher.liveViews)
             for probe in early {
                 #expect(await probe.waitForFirst(), "\(probe.name) never became current")
@@ -107,8 +106,7 @@ struct ConvergenceEndToEndTests {
         "cancelling a view unsubscribes what it alone held; a channel another view needs stays",
         arguments: HTTPBackend.allCases)
     func cancellation(_ backend: HTTPBackend) async throws {
-        try await withLiveRig(backend) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend) { rig in
             let views = rig.watcher.liveViews
             let members = Probe("members", try views.memberships(ofChannel: "general")) {
                 try await World.memberships($0, channel: "general")
@@ -137,8 +135,7 @@ struct ConvergenceEndToEndTests {
 
     @Test("the closure form delivers the same snapshots, in order, until cancelled", arguments: HTTPBackend.allCases)
     func closureForm(_ backend: HTTPBackend) async throws {
-        try await withLiveRig(backend) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend) { rig in
             let received = Waitable<[PubNubLiveSnapshot<PubNubDataSyncUser>]>([])
             let ended = Waitable<Bool>(false)
             let observation = try rig.watcher.liveViews.user("u1").observe(
@@ -183,8 +180,7 @@ struct ConvergenceEndToEndTests {
 
     @Test("releasing the client ends its views; unsubscribeAll() ends them too", arguments: HTTPBackend.allCases)
     func endsWithTheClient(_ backend: HTTPBackend) async throws {
-        try await withLiveRig(backend) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend) { rig in
             var client: PubNub? = PubNub(configuration: rig.watcher.configuration)
             let released = SnapshotLog(try #require(client).liveViews.user("u1"))
             #expect(await released.waitForLast { $0.isCurrent })

@@ -41,8 +41,7 @@ struct FaultEndToEndTests {
         "connections reset during long-polls: every view goes stale, reads again and converges, never backwards",
         arguments: HTTPBackend.allCases)
     func resetsDuringLongPoll(_ backend: HTTPBackend) async throws {
-        try await withLiveRig(backend) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend) { rig in
             let (early, late) = try rig.probes(rig.watcher.liveViews)
             let probes = early + late
             for probe in probes { #expect(await probe.waitForFirst(), "\(probe.name)") }
@@ -78,8 +77,7 @@ struct FaultEndToEndTests {
     func gapLargerThanBuffer(_ backend: HTTPBackend) async throws {
         let smallBuffer = PubSubConfiguration(catchUpBufferSize: 6)
         let lowThreshold: (inout PubNubConfiguration) -> Void = { $0.requestMessageCountThreshold = 5 }
-        try await withLiveRig(backend, pubSub: smallBuffer, configure: lowThreshold) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend, pubSub: smallBuffer, configure: lowThreshold) { rig in
             var trusting = PubNubLiveViewOptions()
             trusting.rereadsAfterInterruption = false
             let views = rig.watcher.liveViews
@@ -129,8 +127,7 @@ struct FaultEndToEndTests {
         arguments: HTTPBackend.allCases, [false, true])
     func reconnectionWithoutCatchUp(_ backend: HTTPBackend, loopAlreadyLive: Bool) async throws {
         let noRestore: (inout PubNubConfiguration) -> Void = { $0.restore = false }
-        try await withLiveRig(backend, configure: noRestore) { rig in
-            try await World.seed(rig)
+        try await withSeededLiveRig(backend, configure: noRestore) { rig in
             if loopAlreadyLive {
                 rig.watcher.subscribe(to: ["general"])
                 #expect(await rig.statuses.wait(for: .connected))

@@ -134,6 +134,18 @@ func withLiveRig(
     ).run(body)
 }
 
+/// ``withLiveRig(_:keyset:pubSub:writerToken:watcherToken:configure:_:)`` with ``World``'s objects
+/// written before `body` runs: where the end-to-end view tests start.
+func withSeededLiveRig(
+    _ backend: HTTPBackend, pubSub: PubSubConfiguration? = nil,
+    configure: (inout PubNubConfiguration) -> Void = { _ in }, _ body: (LiveRig) async throws -> Void
+) async throws {
+    try await withLiveRig(backend, pubSub: pubSub, configure: configure) { rig in
+        try await World.seed(rig)
+        try await body(rig)
+    }
+}
+
 /// The watcher's subscribe statuses, with waits that never sleep.
 final class StatusLog: Sendable {
     let waitable = Waitable<[PubNubStatus]>([])

@@ -33,6 +33,15 @@ struct Driver {
 
     var last: PubNubLiveSnapshot<PubNubDataSyncMembership>? { snapshots.last }
 
+    /// Starts the machine on a receiving loop and answers the read it asks for with `objects`: a
+    /// view that is current.
+    mutating func startCurrent(
+        with objects: [PubNubDataSyncMembership], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let read = try #require(readGeneration(send(.started(isReceiving: true))), sourceLocation: sourceLocation)
+        send(.readSucceeded(generation: read, objects))
+    }
+
     /// The generation of the read the last effects asked for.
     func readGeneration(_ effects: [Machine.Effect]) -> UInt64? {
         for effect in effects {
@@ -81,8 +90,7 @@ struct MachineTests {
     @Test("a gap makes the view stale at once, keeps its values, reads again and reports current")
     func gapThenRead() throws {
         var driver = try Driver()
-        let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
-        driver.send(.readSucceeded(generation: read, [membership("m1", user: "u1", created: 1)]))
+        try driver.startCurrent(with: [membership("m1", user: "u1", created: 1)])
         let reread = try #require(driver.readGeneration(driver.send(.gap(Events.gap()))))
         let stale = try #require(driver.last)
         #expect(!stale.isCurrent)
@@ -104,8 +112,7 @@ struct MachineTests {
     @Test("an interruption is stale until the loop receives again, then a read makes it current")
     func interruption() throws {
         var driver = try Driver()
-        let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
-        driver.send(.readSucceeded(generation: read, []))
+        try driver.startCurrent(with: [])
         let lost = Events.status(.unexpectedDisconnect, isError: true)
         #expect(driver.send(.status(lost, isReceiving: false)).isEmpty, "no read while not receiving")
         #expect(driver.last?.staleness == PubNubLiveStaleness(reason: .interrupted, detail: "unexpectedDisconnect"))
@@ -125,8 +132,7 @@ struct MachineTests {
         var options = Driver.options
         options.rereadsAfterInterruption = false
         var driver = try Driver(options: options)
-        let read = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
-        driver.send(.readSucceeded(generation: read, []))
+        try driver.startCurrent(with: [])
         driver.send(.status(Events.status(.disconnected), isReceiving: false))
         #expect(driver.last?.staleness?.reason == .interrupted)
         #expect(driver.send(.status(Events.status(.connected), isReceiving: true)).isEmpty)
@@ -137,8 +143,7 @@ struct MachineTests {
     @Test("a failed read retries with the policy's backoff; the values keep flowing while stale")
     func backoff() throws {
         var driver = try Driver()
-        let first = try #require(driver.readGeneration(driver.send(.started(isReceiving: true))))
-        driver.send(.readSucceeded(generation: first, [membership("m1", user: "u1", created: 1)]))
+        try driver.startCurrent(with: [membership("m1", user: "u1", created: 1)])
         var generation = try #require(driver.readGeneration(driver.send(.gap(Events.gap()))))
         let unavailable = PubNubError(reason: .serviceUnavailable, message: "503", statusCode: 503)
         var delays: [Duration] = []
