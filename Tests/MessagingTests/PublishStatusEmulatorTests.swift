@@ -72,10 +72,9 @@ struct PublishStatusEmulatorTests {
         try await KeysetRig.startForPublish().run { rig in
             let pubnub = try rig.publisher(
                 backend, keyset: PubSubKeyset(publishKey: "no-such-key", subscribeKey: "demo", secretKey: ""))
-            let error = try #require(
-                await PublishStatusTests.failure { () async throws(PubNubPublishError) in
-                    try await pubnub.publish(channel: "room", message: ["text": "hi"])
-                })
+            let error = try await PublishStatusTests.requireFailure { () async throws(PubNubPublishError) in
+                try await pubnub.publish(channel: "room", message: ["text": "hi"])
+            }
             #expect(error.category == .badRequest)
             #expect(error.statusCode == 400)
             #expect(error.reason == .invalidKey)
@@ -90,10 +89,9 @@ struct PublishStatusEmulatorTests {
             let pubnub = try rig.publisher(backend)
             // Let the SDK send what the service will refuse.
             pubnub.set(messagingConfiguration: PubNub.MessagingConfiguration(messageSizeLimit: 1 << 20))
-            let error = try #require(
-                await PublishStatusTests.failure { () async throws(PubNubPublishError) in
-                    try await pubnub.publish(channel: "room", message: String(repeating: "x", count: 40_000))
-                })
+            let error = try await PublishStatusTests.requireFailure { () async throws(PubNubPublishError) in
+                try await pubnub.publish(channel: "room", message: String(repeating: "x", count: 40_000))
+            }
             #expect(error.category == .badRequest)
             #expect(error.statusCode == 400)
             #expect(error.reason == .messageTooLarge)
@@ -115,10 +113,9 @@ struct PublishStatusEmulatorTests {
             var generator = SeededRandomNumberGenerator(seed: 7)
             let noise = String(
                 (0..<4096).map { _ in Character(UnicodeScalar(UInt8.random(in: 33...126, using: &generator))) })
-            let error = try #require(
-                await PublishStatusTests.failure { () async throws(PubNubPublishError) in
-                    try await pubnub.publish(channel: "room", message: noise, shouldCompress: true)
-                })
+            let error = try await PublishStatusTests.requireFailure { () async throws(PubNubPublishError) in
+                try await pubnub.publish(channel: "room", message: noise, shouldCompress: true)
+            }
             #expect(error.statusCode == 413)
             #expect(error.category == .badRequest)
             #expect(error.reason == .messageTooLarge)
@@ -131,10 +128,9 @@ struct PublishStatusEmulatorTests {
             let server = try rig.server(backend)
             let readOnly = try await server.grantToken(ttlMinutes: 10, resources: ["channels": ["room": 1]])
             let pubnub = try rig.publisher(backend, keyset: rig.protected, token: readOnly)
-            let denied = try #require(
-                await PublishStatusTests.failure { () async throws(PubNubPublishError) in
-                    try await pubnub.publish(channel: "room", message: ["text": "hi"])
-                })
+            let denied = try await PublishStatusTests.requireFailure { () async throws(PubNubPublishError) in
+                try await pubnub.publish(channel: "room", message: ["text": "hi"])
+            }
             #expect(denied.category == .accessDenied)
             #expect(denied.statusCode == 403)
             #expect(denied.reason == .forbidden)
@@ -143,10 +139,9 @@ struct PublishStatusEmulatorTests {
             #expect(denied.errorData?.information == "Forbidden")
             #expect(!"\(denied)".contains(readOnly))
             // A signal is refused the same way, with its own operation.
-            let signal = try #require(
-                await PublishStatusTests.failure { () async throws(PubNubPublishError) in
-                    try await pubnub.signal(channel: "room", message: 1)
-                })
+            let signal = try await PublishStatusTests.requireFailure { () async throws(PubNubPublishError) in
+                try await pubnub.signal(channel: "room", message: 1)
+            }
             #expect(signal.operation == .signal)
             #expect(signal.category == .accessDenied)
             // The app's server grants write; the same request, retried, now goes through.

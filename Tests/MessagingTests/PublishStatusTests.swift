@@ -125,6 +125,13 @@ struct PublishStatusTests {
     }
 
     /// Runs `call` and returns the `PubNubPublishError` it throws.
+    /// The error `call` throws; when it succeeds, records that and throws.
+    static func requireFailure(
+        _ call: () async throws(PubNubPublishError) -> Timetoken, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> PubNubPublishError {
+        try #require(await failure(call, sourceLocation: sourceLocation), sourceLocation: sourceLocation)
+    }
+
     static func failure(
         _ call: () async throws(PubNubPublishError) -> Timetoken, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> PubNubPublishError? {
@@ -140,10 +147,9 @@ struct PublishStatusTests {
     @Test(arguments: cases)
     func everyFailureHasItsCategory(_ row: Case) async throws {
         let pubnub = Self.client(ScriptedHTTPClient([row.answer]))
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: ["text": "hi"])
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: ["text": "hi"])
+        }
         #expect(error.category == row.category)
         #expect(error.operation == .publish)
         #expect(error.isError)
@@ -172,22 +178,18 @@ struct PublishStatusTests {
         let denied = Self.reply(
             403, #"{"message":"Forbidden","payload":{"channels":["c"]},"error":true,"service":"Access Manager"}"#)
         let pubnub = Self.client(ScriptedHTTPClient([denied, denied, denied, denied]))
-        let fire = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.fire(channel: "c", message: 1)
-            })
-        let signal = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.signal(channel: "c", message: 1)
-            })
-        let fireBuilder = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.fire().channel("c").message(1).perform()
-            })
-        let signalBuilder = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.signal().channel("c").message(1).perform()
-            })
+        let fire = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.fire(channel: "c", message: 1)
+        }
+        let signal = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.signal(channel: "c", message: 1)
+        }
+        let fireBuilder = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.fire().channel("c").message(1).perform()
+        }
+        let signalBuilder = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.signal().channel("c").message(1).perform()
+        }
         #expect([fire, signal, fireBuilder, signalBuilder].map(\.operation) == [.fire, .signal, .fire, .signal])
         #expect([fire, signal, fireBuilder, signalBuilder].allSatisfy { $0.category == .accessDenied })
         #expect(fire.errorData?.channels == ["c"])
@@ -239,8 +241,7 @@ struct PublishStatusTests {
             #expect(!error.wasSent)
             #expect(error.errorData?.information == error.error.message)
             // retry() has no request to send: the same error, at once.
-            let again = try #require(
-                await Self.failure { () async throws(PubNubPublishError) in try await error.retry() })
+            let again = try await Self.requireFailure { () async throws(PubNubPublishError) in try await error.retry() }
             #expect(again.reason == reason)
             #expect(again.status == error.status)
         }
@@ -250,10 +251,9 @@ struct PublishStatusTests {
     @Test func noPublishKeyIsABadRequestBeforeSending() async throws {
         let recorder = RecordingHTTPClient(MockHTTPClient.success(body: Array(MessagingFixtures.sent.utf8)))
         let pubnub = MessagingFixtures.pubnub(transport: recorder, publishKey: nil)
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: 1)
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: 1)
+        }
         #expect(error.reason == .invalidConfiguration)
         #expect(error.category == .badRequest)
         #expect(!error.wasSent)
@@ -267,10 +267,9 @@ struct PublishStatusTests {
             publishKey: "p", subscribeKey: "s", userId: "u", transport: recorder, retryPolicy: .none)
         configuration.tokenProvider = ClosureTokenProvider { _ in throw Down() }
         let pubnub = PubNub(configuration: configuration)
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: 1)
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: 1)
+        }
         #expect(error.category == .accessDenied)
         #expect(error.statusCode == nil)
         #expect(error.error.underlying is AuthError)
@@ -317,12 +316,11 @@ struct PublishStatusTests {
                 Self.reply(200, MessagingFixtures.sent),
             ]))
         let pubnub = Self.client(recorder)
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(
-                    channel: "room 1", message: ["text": "hi"], customMessageType: "chat-text", shouldStore: true,
-                    storeTTL: 4, meta: ["from": "me"])
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(
+                channel: "room 1", message: ["text": "hi"], customMessageType: "chat-text", shouldStore: true,
+                storeTTL: 4, meta: ["from": "me"])
+        }
         #expect(error.category == .networkIssues)
         let timetoken = try await error.retry()
         #expect(timetoken == 14_647_523_059_145_592)
@@ -340,10 +338,9 @@ struct PublishStatusTests {
         pubnub.set(
             messagingConfiguration: PubNub.MessagingConfiguration(
                 cryptoModule: try CryptoModule.aesCbcCryptoModule(cipherKey: "enigma")))
-        let first = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: ["secret": true], shouldCompress: true)
-            })
+        let first = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: ["secret": true], shouldCompress: true)
+        }
         #expect(first.statusCode == 503)
         // A retry that fails can be retried in turn; every attempt is the same request.
         let second = try #require(await Self.failure { () async throws(PubNubPublishError) in try await first.retry() })
@@ -365,10 +362,9 @@ struct PublishStatusTests {
                 Self.reply(200, MessagingFixtures.sent),
             ]))
         let pubnub = Self.client(recorder, token: "old-token")
-        let denied = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: 1)
-            })
+        let denied = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: 1)
+        }
         #expect(denied.category == .accessDenied)
         pubnub.set(token: "new-token")
         #expect(try await denied.retry() == 14_647_523_059_145_592)
@@ -388,10 +384,9 @@ struct PublishStatusTests {
             ScriptedHTTPClient([Self.reply(500, "boom"), Self.reply(200, MessagingFixtures.sent)]))
         let pubnub = Self.client(recorder)
         let custom = PubNub.RequestConfiguration(queryParameters: [HTTPQueryItem(name: "trace", value: "t-1")])
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.signal(channel: "c", message: 1, custom: custom)
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.signal(channel: "c", message: 1, custom: custom)
+        }
         #expect(error.operation == .signal)
         try await error.retry()
         #expect(recorder.requests.map { $0.queryValue("trace") } == ["t-1", "t-1"])
@@ -404,10 +399,9 @@ struct PublishStatusTests {
                 .failure(TransportError(code: .timedOut, message: "slow")), Self.reply(200, MessagingFixtures.sent),
             ]))
         let pubnub = Self.client(recorder)
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish().channel("my_channel").message("Hello").shouldStore(true).ttl(16).perform()
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish().channel("my_channel").message("Hello").shouldStore(true).ttl(16).perform()
+        }
         #expect(error.category == .timeout)
         #expect(try await error.retry() == 14_647_523_059_145_592)
         #expect(recorder.requests[0] == recorder.requests[1])
@@ -469,10 +463,9 @@ struct PublishStatusTests {
         let pubnub = PubNub(configuration: configuration)
         let custom = PubNub.RequestConfiguration(
             retryPolicy: .exponential(minimumDelay: .seconds(1), maximumDelay: .seconds(1), maximumRetries: 1))
-        let error = try #require(
-            await Self.failure { () async throws(PubNubPublishError) in
-                try await pubnub.publish(channel: "c", message: 1, custom: custom)
-            })
+        let error = try await Self.requireFailure { () async throws(PubNubPublishError) in
+            try await pubnub.publish(channel: "c", message: 1, custom: custom)
+        }
         #expect(error.errorData?.information == "b")
         #expect(recorder.requests.count == 2)
         #expect(try await error.retry() == 14_647_523_059_145_592)
