@@ -31,6 +31,13 @@ struct FaultProxyTests {
             proxy.stop()
             await emulator.stop()
         }
+
+        /// Clears the fault, expects the next request through the proxy to succeed, and stops.
+        func expectRecoveryThenStop(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            proxy.set(.none)
+            #expect(try await time().status == 200, sourceLocation: sourceLocation)
+            await stop()
+        }
     }
 
     static func transportCode(_ operation: () async throws -> HTTPResponse) async -> TransportError.Code? {
@@ -89,9 +96,7 @@ struct FaultProxyTests {
         let code = await Self.transportCode { try await rig.time(timeout: row.timeout) }
         #expect(row.seen(code), "got \(String(describing: code))")
         #expect(row.counted(rig.proxy.statistics), "\(rig.proxy.statistics)")
-        rig.proxy.set(.none)
-        #expect(try await rig.time().status == 200)
-        await rig.stop()
+        try await rig.expectRecoveryThenStop()
     }
 
     @Test("stall holds the answer until the fault ends, then delivers it whole")
@@ -132,9 +137,7 @@ struct FaultProxyTests {
         // the reset meets that one too.
         #expect(code == .connectionLost || code == .cannotConnect, "got \(String(describing: code))")
         #expect(rig.proxy.statistics.resets >= 1)
-        rig.proxy.set(.none)
-        #expect(try await rig.time().status == 200)
-        await rig.stop()
+        try await rig.expectRecoveryThenStop()
     }
 
     @Test("a schedule applies its steps in order and ends with no fault")

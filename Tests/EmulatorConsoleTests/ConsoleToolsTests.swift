@@ -14,6 +14,14 @@ struct ConsoleToolsTests {
     }
 
     /// Sets a field's value from a JSON-quoted Swift string (never spliced into script text raw).
+    /// Submits the form `form`, then waits until the element `result` shows `text`.
+    private func submit(
+        _ page: DevToolsPage, _ form: String, thenWaitFor text: String, in result: String, _ what: String
+    ) async throws {
+        _ = try await page.evaluate("document.getElementById('\(form)').requestSubmit()")
+        try await page.waitUntil("document.getElementById('\(result)').textContent.includes('\(text)')", what)
+    }
+
     private func fill(_ page: DevToolsPage, _ id: String, _ value: String) async throws {
         let quoted = try JSONValue.string(value).jsonString()
         _ = try await page.evaluate("document.getElementById('\(id)').value = \(quoted)")
@@ -99,18 +107,15 @@ struct ConsoleToolsTests {
             // Not JSON: refused in the page, nothing sent.
             try await fill(page, "publish-channel", "lobby")
             try await fill(page, "publish-message", "{nope")
-            _ = try await page.evaluate("document.getElementById('publish-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('publish-result').textContent.includes('not valid JSON')",
-                "the local refusal")
+            try await submit(
+                page, "publish-form", thenWaitFor: "not valid JSON", in: "publish-result", "the local refusal")
             #expect(!emulator.recentRequests().contains { $0.target.hasPrefix("/publish/") })
 
             try await fill(page, "publish-message", #"{"text":"hello from the console"}"#)
             try await fill(page, "publish-meta", #"{"lang":"en"}"#)
             try await fill(page, "publish-ttl", "2")
-            _ = try await page.evaluate("document.getElementById('publish-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('publish-result').textContent.includes('Published on lobby at timetoken')",
+            try await submit(
+                page, "publish-form", thenWaitFor: "Published on lobby at timetoken", in: "publish-result",
                 "the publish acknowledged")
             let request = try #require(emulator.recentRequests().last { $0.target.hasPrefix("/publish/") })
             #expect(request.method == "POST")
@@ -152,25 +157,20 @@ struct ConsoleToolsTests {
             // Without a token the publish form shows the service's 403.
             try await fill(page, "publish-channel", "room-1")
             try await fill(page, "publish-message", #""hi""#)
-            _ = try await page.evaluate("document.getElementById('publish-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('publish-result').textContent.includes('403')", "the publish refused")
+            try await submit(page, "publish-form", thenWaitFor: "403", in: "publish-result", "the publish refused")
 
             // A bad line is refused in the page.
             try await fill(page, "token-resources", "channels=room-1")
-            _ = try await page.evaluate("document.getElementById('token-mint-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('token-error').textContent.includes('BUCKET=NAME=PERMS')",
+            try await submit(
+                page, "token-mint-form", thenWaitFor: "BUCKET=NAME=PERMS", in: "token-error",
                 "the malformed line refused")
 
             try await fill(page, "token-resources", "channels=room-1=rw")
             try await fill(page, "token-patterns", "uuids=.*=g")
             try await fill(page, "token-user", "datasync-console")
             try await fill(page, "token-ttl", "15")
-            _ = try await page.evaluate("document.getElementById('token-mint-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('token-details').textContent.includes('room-1 = rw')",
-                "the minted token parsed")
+            try await submit(
+                page, "token-mint-form", thenWaitFor: "room-1 = rw", in: "token-details", "the minted token parsed")
             let details = try await page.evaluate("document.getElementById('token-details').textContent")
             #expect(details.stringValue?.contains("datasync-console") == true)
             #expect(details.stringValue?.contains(".* = g") == true)
@@ -187,16 +187,14 @@ struct ConsoleToolsTests {
 
             // Used in the console, the token lets the publish through.
             _ = try await page.evaluate("document.getElementById('token-use').click()")
-            _ = try await page.evaluate("document.getElementById('publish-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('publish-result').textContent.includes('Published on room-1')",
+            try await submit(
+                page, "publish-form", thenWaitFor: "Published on room-1", in: "publish-result",
                 "the publish with the minted token")
 
             // Parsing a token typed in: one that is not a token gets the emulator's reason.
             try await fill(page, "token-input", "garbage!")
-            _ = try await page.evaluate("document.getElementById('token-parse-form').requestSubmit()")
-            try await page.waitUntil(
-                "document.getElementById('token-error').textContent.includes('not a token')", "the parse refusal")
+            try await submit(
+                page, "token-parse-form", thenWaitFor: "not a token", in: "token-error", "the parse refusal")
             try await ConsoleBrowserTests.screenshot(page, to: artifacts.appendingPathComponent("console-tokens.png"))
             #expect(try await page.evaluate("JSON.stringify(window.__consoleErrors)") == "[]")
         }
