@@ -41,6 +41,14 @@ struct AdminRouteTests {
         ],
     ]
 
+    /// Runs `body` against a served emulator after ``fill(_:)``, and always stops it.
+    static func withFilled(_ body: (Served) async throws -> Void) async throws {
+        try await withServed { served in
+            try await fill(served)
+            try await body(served)
+        }
+    }
+
     /// Every collection filled in keyset `demo` (through REST), plus a user in keyset `other`.
     static func fill(_ served: Served) async throws {
         for kind in ["entity", "relationship"] {
@@ -121,8 +129,7 @@ struct AdminRouteTests {
 
     @Test("keysets lists counts per collection and the classes")
     func keysetSummary() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             let reply = try await served.send("GET", "/_emulator/v1/keysets")
             #expect(reply.status == 200)
             #expect(reply.header("Content-Type") == "application/json")
@@ -143,8 +150,7 @@ struct AdminRouteTests {
 
     @Test("reset empties one keyset (objects, classes, groups, presence) and leaves the others")
     func resetKeyset() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             _ = try await served.send("GET", "/v1/channel-registration/sub-key/demo/channel-group/g1?add=a,b")
             _ = try await served.send("GET", "/v2/presence/sub-key/demo/channel/general/heartbeat?uuid=alice")
             _ = try await served.send("GET", "/publish/demo/demo/0/general/0/%22hi%22")
@@ -180,8 +186,7 @@ struct AdminRouteTests {
 
     @Test("reset of every keyset, and the in-process equivalents")
     func resetAll() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             let reply = try await served.send("POST", "/_emulator/v1/reset")
             #expect(reply.status == 200)
             let keys = reply.json?["keysets"]?.arrayValue?.compactMap { $0["subscribeKey"]?.stringValue }
@@ -199,8 +204,7 @@ struct AdminRouteTests {
 
     @Test("export writes the seed format; import of it (or --seed) gives the same objects back")
     func exportImportRoundTrip() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             let original = try await Self.objects(served)
             let export = try await served.send("GET", "/_emulator/v1/export")
             #expect(export.status == 200)
@@ -237,8 +241,7 @@ struct AdminRouteTests {
 
     @Test("import is all or nothing: a refused item changes nothing and names its pointer")
     func importAllOrNothing() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             let before = try await Self.objects(served)
             let document: JSONValue = [
                 "keysets": [
@@ -260,8 +263,7 @@ struct AdminRouteTests {
 
     @Test("import replaces only the keysets it names, pub/sub state included")
     func importReplacesNamedKeysets() async throws {
-        try await withServed { served in
-            try await Self.fill(served)
+        try await Self.withFilled { served in
             _ = try await served.send("GET", "/v1/channel-registration/sub-key/demo/channel-group/g1?add=a")
             try await served.emulator.importState(["keysets": ["demo": ["users": [["id": "solo"]]]]])
             let users = try await served.send("GET", "/v1/datasync/subkeys/demo/users")
