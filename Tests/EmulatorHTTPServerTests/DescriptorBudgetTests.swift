@@ -88,8 +88,13 @@ struct DescriptorBudgetTests {
         let environment = DescriptorEnvironment(
             read: { (DescriptorBudget.Limits(soft: 100, hard: 100), { _ in false }) },
             report: { message in reports.withLock { $0.append(message) } })
-        var configuration = HTTPServer.Configuration()
-        configuration.maximumConnections = 1000
+        // The held connections stay mid-request while the test fills the cap; on a loaded machine
+        // that can outlast the default 30 s request deadline, whose 408s would empty the cap.
+        let configuration = serverConfiguration {
+            $0.maximumConnections = 1000
+            $0.requestTimeout = .seconds(600)
+            $0.idleTimeout = .seconds(600)
+        }
         let server = HTTPServer(configuration: configuration, handler: HTTPTestingHandler(), descriptors: environment)
         try await server.start()
         defer { Task { await server.stop() } }
