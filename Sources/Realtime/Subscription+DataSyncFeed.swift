@@ -5,11 +5,11 @@ public import PubNubCore
 /// what a local copy of DataSync objects needs to stay correct, in one order.
 public enum PubNubDataSyncFeedItem: Equatable, Sendable {
     /// Always the first element: whether the subscribe loop already receives every channel of the
-    /// subscription (see ``Subscription/isReceiving``). When `true`, a read started now misses no
+    /// subscription (see ``SubscriptionBase/isReceiving``). When `true`, a read started now misses no
     /// change; when `false`, wait for a ``status(_:isReceiving:)`` that says `true`.
     case started(isReceiving: Bool)
     /// A DataSync change that came on the subscription's channels (copies dropped as the
-    /// subscription's ``Subscription/dataSyncDeduplication`` says).
+    /// subscription's ``SubscriptionBase/dataSyncDeduplication`` says).
     case event(PubNubDataSyncEvent)
     /// Changes may have been missed since the feed started: read your copy again. A gap comes
     /// before the status that revealed it.
