@@ -1,24 +1,26 @@
 public import PubNubCore
 
 // The DataSync-only parts of each receiver: the gap signal, the stream of events and gaps, and the
-// dedupe setting. Written out per type, like the other listener properties.
+// dedupe setting, for a subscription or set and again for the client (which is no subscription).
 
-extension Subscription {
+extension SubscriptionBase {
     /// Called when DataSync events may have been missed (see ``PubNubDataSyncGap``).
     public var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)? {
         get { listenerStore.closures().onDataSyncGap }
         set { listenerStore.update { $0.onDataSyncGap = newValue } }
     }
 
-    /// How copies of one DataSync change that came on several channels are dropped; on by default
-    /// (``PubNubDataSyncDeduplication/default``). Set it to ``PubNubDataSyncDeduplication/off`` to get every copy.
+    /// How copies of one DataSync change that came on several channels (for a set: two members,
+    /// or both sides of a link) are dropped for its own listeners; on by default
+    /// (``PubNubDataSyncDeduplication/default``). Set it to ``PubNubDataSyncDeduplication/off`` to
+    /// get every copy. A set's members keep their own setting.
     public var dataSyncDeduplication: PubNubDataSyncDeduplication {
         get { listenerStore.deduplication }
         set { listenerStore.deduplication = newValue }
     }
 
     /// The DataSync events and gap signals, in order, as a stream; `.unbounded` by default (see
-    /// ``EventListenerHolding``). Reading it keeps the subscription subscribed.
+    /// ``EventListenerHolding``). Reading it keeps the subscription or set subscribed.
     ///
     /// ```swift
     /// for await update in subscription.dataSyncUpdates() {
@@ -35,35 +37,6 @@ extension Subscription {
             bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent.map(PubNubDataSyncUpdate.event) },
             gap: { .gap($0) }, onEnd: streamStarted())
     }
-
-    package var listenerStores: [ListenerStore] { [listenerStore] }
-}
-
-extension SubscriptionSet {
-    /// Called when DataSync events may have been missed (see ``PubNubDataSyncGap``).
-    public var onDataSyncGap: (@Sendable (PubNubDataSyncGap) -> Void)? {
-        get { listenerStore.closures().onDataSyncGap }
-        set { listenerStore.update { $0.onDataSyncGap = newValue } }
-    }
-
-    /// How copies of one DataSync change that came on several channels (two members, or both sides
-    /// of a link) are dropped for the set's own listeners; on by default. Members keep their own setting.
-    public var dataSyncDeduplication: PubNubDataSyncDeduplication {
-        get { listenerStore.deduplication }
-        set { listenerStore.deduplication = newValue }
-    }
-
-    /// The DataSync events and gap signals, in order, as a stream; `.unbounded` by default (see
-    /// ``EventListenerHolding``). Reading it keeps the set subscribed.
-    public func dataSyncUpdates(
-        bufferingPolicy: AsyncStream<PubNubDataSyncUpdate>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<PubNubDataSyncUpdate> {
-        listenerStore.stream(
-            bufferingPolicy: bufferingPolicy, extract: { $0.dataSyncEvent.map(PubNubDataSyncUpdate.event) },
-            gap: { .gap($0) }, onEnd: streamStarted())
-    }
-
-    package var listenerStores: [ListenerStore] { [listenerStore] + subscriptions.map(\.listenerStore) }
 }
 
 extension PubNub {

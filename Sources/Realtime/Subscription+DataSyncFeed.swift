@@ -5,11 +5,11 @@ public import PubNubCore
 /// what a local copy of DataSync objects needs to stay correct, in one order.
 public enum PubNubDataSyncFeedItem: Equatable, Sendable {
     /// Always the first element: whether the subscribe loop already receives every channel of the
-    /// subscription (see ``Subscription/isReceiving``). When `true`, a read started now misses no
-    /// change; when `false`, wait for a ``status(_:isReceiving:)`` that says `true`.
+    /// subscription (see ``SubscriptionBase/isReceiving``). When `true`, a read started now misses
+    /// no change; when `false`, wait for a ``status(_:isReceiving:)`` that says `true`.
     case started(isReceiving: Bool)
     /// A DataSync change that came on the subscription's channels (copies dropped as the
-    /// subscription's ``Subscription/dataSyncDeduplication`` says).
+    /// subscription's ``SubscriptionBase/dataSyncDeduplication`` says).
     case event(PubNubDataSyncEvent)
     /// Changes may have been missed since the feed started: read your copy again. A gap comes
     /// before the status that revealed it.
@@ -23,13 +23,14 @@ extension Subscription {
     /// Everything a cache of DataSync objects needs from the subscribe loop, as one ordered
     /// stream: ``PubNubDataSyncFeedItem/started(isReceiving:)`` first, then this subscription's
     /// DataSync events, the client's statuses and the gaps, in the loop's order. Reading it keeps
-    /// the subscription subscribed; ``unsubscribe()``, `unsubscribeAll()` and releasing the client
-    /// end it. `.unbounded` by default (see ``EventListenerHolding``).
+    /// the subscription subscribed; ``SubscriptionBase/unsubscribe()``, `unsubscribeAll()` and
+    /// releasing the client end it. `.unbounded` by default (see ``EventListenerHolding``).
     ///
     /// The contract: a read started while the last element said `isReceiving: true` misses no
-    /// change, unless a later `gap` says so. Gaps follow ``onDataSyncGap``'s rules from the feed's
-    /// start and come before the status that revealed them; a status's `isReceiving` is the value
-    /// when it was reported. Why, and a fuller cache: Documentation/Realtime.md.
+    /// change, unless a later `gap` says so. Gaps follow ``SubscriptionBase/onDataSyncGap``'s
+    /// rules from the feed's start and come before the status that revealed them; a status's
+    /// `isReceiving` is the value when it was reported. Why, and a fuller cache:
+    /// Documentation/Realtime.md.
     ///
     /// ```swift
     /// var isReceiving = false, needsRead = true

@@ -68,8 +68,9 @@ public protocol EventListenerHolding: AnyObject, Sendable {
 /// A handle that subscribes to one entity (a channel, a channel group, or a user's or channel's
 /// metadata channel) and receives only the events that came for it.
 ///
-/// Nothing is received until ``subscribe()`` (or a stream is read). The client holds an active
-/// subscription until ``unsubscribe()``, so dropping your reference does not stop it.
+/// Nothing is received until ``SubscriptionBase/subscribe()`` (or a stream is read). The client
+/// holds an active subscription until ``SubscriptionBase/unsubscribe()``, so dropping your
+/// reference does not stop it.
 ///
 /// ```swift
 /// let room = pubnub.channel("room-1").subscription(options: ReceivePresenceEvents())
@@ -78,22 +79,14 @@ public protocol EventListenerHolding: AnyObject, Sendable {
 /// // …
 /// room.unsubscribe()
 /// ```
-public final class Subscription: EventListenerHolding, RealtimeSubscriber {
+public final class Subscription: SubscriptionBase, @unchecked Sendable {
+    // `Sendable` as its base is: only `let`s of `Sendable` types.
     /// The channels this subscription subscribes to, presence channels included.
     public let channels: [String]
     /// The channel groups this subscription subscribes to, presence groups included.
     public let channelGroups: [String]
     /// The options it was made with.
     public let options: SubscriptionOptions
-    package let listenerStore = ListenerStore()
-    let hub: RealtimeHub
-    private let holds = Locked(Holds())
-
-    private struct Holds: Sendable {
-        var explicit = false
-        var streams = 0
-        var isActive: Bool { explicit || streams > 0 }
-    }
 
     package init(channels: [String], groups: [String], options: SubscriptionOptions, hub: RealtimeHub) {
         func expand(_ names: [String]) -> [String] {
@@ -103,72 +96,15 @@ public final class Subscription: EventListenerHolding, RealtimeSubscriber {
         self.channels = Array(Set(expand(channels))).sorted()
         self.channelGroups = Array(Set(expand(groups))).sorted()
         self.options = options
-        self.hub = hub
+        super.init(hub: hub)
     }
 
-    package var subscribedNames: SubscriptionNames { SubscriptionNames(channels: channels, groups: channelGroups) }
-
-    package var routes: [SubscriberRoute] { [SubscriberRoute(names: subscribedNames, stores: [listenerStore])] }
-
-    package func forceUnsubscribed() {
-        holds.withLock { $0 = Holds() }
-        listenerStore.finishSinks()
+    override package var subscribedNames: SubscriptionNames {
+        SubscriptionNames(channels: channels, groups: channelGroups)
     }
 
-    /// Whether the subscription is subscribed now.
-    public var isSubscribed: Bool { hub.isActive(self) }
-
-    /// Whether the subscribe loop is receiving this subscription's channels and groups now: it is
-    /// subscribed, and the loop's current long-poll covers every one of its names (names another
-    /// subscription already held count at once).
-    ///
-    /// `false` before the handshake has answered, while the loop waits to reconnect, after it
-    /// stopped (a 403, `disconnect()`) and once unsubscribed. Every change into or out of receiving
-    /// comes with a status (`connected`, `reconnected`, `unexpectedDisconnect`, `accessDenied`,
-    /// `disconnected`, …), and this property already has its new value when that status reaches
-    /// the listeners. Something published after it became `true` is delivered; read state you keep
-    /// current from events only after that, so no change falls between the read and the events.
-    ///
-    /// ```swift
-    /// let statuses = pubnub.statuses()
-    /// subscription.subscribe()
-    /// if !subscription.isReceiving {
-    ///     for await _ in statuses where subscription.isReceiving { break }
-    /// }
-    /// let snapshot = try await pubnub.dataSync.getUser(id: "alice")
-    /// ```
-    public var isReceiving: Bool { hub.isReceiving(self) }
-
-    /// Subscribes, receiving what is published from now on.
-    public func subscribe() {
-        holds.withLock { $0.explicit = true }
-        hub.activate(self)
-    }
-
-    /// Subscribes, first catching up on what was published after `timetoken`.
-    public func subscribe(with timetoken: Timetoken) {
-        holds.withLock { $0.explicit = true }
-        hub.activate(self, timetoken: timetoken)
-    }
-
-    /// Unsubscribes (a `leave` is sent for names no other subscription holds) and ends this
-    /// subscription's streams. Listeners stay set, for a later ``subscribe()``.
-    public func unsubscribe() {
-        holds.withLock { $0 = Holds() }
-        hub.deactivate(self)
-        listenerStore.finishSinks()
-    }
-
-    package func streamStarted() -> (@Sendable () -> Void) {
-        holds.withLock { $0.streams += 1 }
-        hub.activate(self)
-        return { [self] in
-            let active = holds.withLock { holds in
-                holds.streams = max(0, holds.streams - 1)
-                return holds.isActive
-            }
-            if !active { hub.deactivate(self) }
-        }
+    override package var routes: [SubscriberRoute] {
+        [SubscriberRoute(names: subscribedNames, stores: [listenerStore])]
     }
 }
 
@@ -182,101 +118,42 @@ public final class Subscription: EventListenerHolding, RealtimeSubscriber {
 /// set.onEvents = { events in print(events.count) }
 /// set.subscribe()
 /// ```
-public final class SubscriptionSet: EventListenerHolding, RealtimeSubscriber {
-    package let listenerStore = ListenerStore()
-    private let hub: RealtimeHub
-    private let state: Locked<SetState>
-
-    private struct SetState: Sendable {
-        var members: [Subscription]
-        var explicit = false
-        var streams = 0
-        var isActive: Bool { explicit || streams > 0 }
-    }
+public final class SubscriptionSet: SubscriptionBase, @unchecked Sendable {
+    // `Sendable` as its base is: only `let`s of `Sendable` types (the members inside `Locked`).
+    private let members: Locked<[Subscription]>
 
     package init(subscriptions: [Subscription], hub: RealtimeHub) {
-        self.hub = hub
-        state = Locked(SetState(members: subscriptions))
+        members = Locked(subscriptions)
+        super.init(hub: hub)
     }
 
     /// The member subscriptions.
-    public var subscriptions: [Subscription] { state.withLock { $0.members } }
+    public var subscriptions: [Subscription] { members.withLock { $0 } }
 
-    /// Whether the set is subscribed now.
-    public var isSubscribed: Bool { hub.isActive(self) }
-
-    /// Whether the subscribe loop is receiving every member's channels and groups now; see
-    /// ``Subscription/isReceiving``.
-    public var isReceiving: Bool { hub.isReceiving(self) }
-
-    package var subscribedNames: SubscriptionNames {
+    override package var subscribedNames: SubscriptionNames {
         let members = subscriptions
         return SubscriptionNames(
             channels: Array(Set(members.flatMap(\.channels))).sorted(),
             groups: Array(Set(members.flatMap(\.channelGroups))).sorted())
     }
 
-    package var routes: [SubscriberRoute] {
+    override package var routes: [SubscriberRoute] {
         subscriptions.map { SubscriberRoute(names: $0.subscribedNames, stores: [listenerStore, $0.listenerStore]) }
     }
 
-    package func forceUnsubscribed() {
-        state.withLock { state in
-            state.explicit = false
-            state.streams = 0
-        }
-        listenerStore.finishSinks()
-    }
+    override package var listenerStores: [ListenerStore] { [listenerStore] + subscriptions.map(\.listenerStore) }
 
     /// Adds a subscription; when the set is subscribed, its entity is subscribed at once.
     public func add(_ subscription: Subscription) {
-        let active = state.withLock { state in
-            if !state.members.contains(where: { $0 === subscription }) { state.members.append(subscription) }
-            return state.isActive
+        members.withLock { members in
+            if !members.contains(where: { $0 === subscription }) { members.append(subscription) }
         }
-        if active { hub.activate(self) }
+        if isHeld { hub.activate(self) }
     }
 
     /// Removes a subscription; when the set is subscribed, names no one else holds are left.
     public func remove(_ subscription: Subscription) {
-        let active = state.withLock { state in
-            state.members.removeAll { $0 === subscription }
-            return state.isActive
-        }
-        if active { hub.activate(self) }
-    }
-
-    /// Subscribes every member, receiving what is published from now on.
-    public func subscribe() {
-        state.withLock { $0.explicit = true }
-        hub.activate(self)
-    }
-
-    /// Subscribes every member, first catching up on what was published after `timetoken`.
-    public func subscribe(with timetoken: Timetoken) {
-        state.withLock { $0.explicit = true }
-        hub.activate(self, timetoken: timetoken)
-    }
-
-    /// Unsubscribes the set and ends its streams.
-    public func unsubscribe() {
-        state.withLock { state in
-            state.explicit = false
-            state.streams = 0
-        }
-        hub.deactivate(self)
-        listenerStore.finishSinks()
-    }
-
-    package func streamStarted() -> (@Sendable () -> Void) {
-        state.withLock { $0.streams += 1 }
-        hub.activate(self)
-        return { [self] in
-            let active = state.withLock { state in
-                state.streams = max(0, state.streams - 1)
-                return state.isActive
-            }
-            if !active { hub.deactivate(self) }
-        }
+        members.withLock { members in members.removeAll { $0 === subscription } }
+        if isHeld { hub.activate(self) }
     }
 }

@@ -100,8 +100,9 @@ enum FanoutBench {
         let publisher = try await LoopbackSocket.onThread { try LoopbackSocket.connect(port: port) }
         defer { close(publisher) }
         var cursor = try await LoopbackSocket.onThread { () throws -> UInt64 in
-            try LoopbackSocket.writeAll(publisher, request("/v2/subscribe/demo/\(channel)/0?tt=0&uuid=fanout"))
-            return try cursorOf(try readResponse(publisher))
+            try LoopbackSocket.writeAll(
+                publisher, LoopbackSocket.getRequest("/v2/subscribe/demo/\(channel)/0?tt=0&uuid=fanout"))
+            return try LoopbackSocket.subscribeCursor(in: try LoopbackSocket.readResponse(publisher))
         }
         var latencies: [Double] = []
         var best = 0.0
@@ -115,10 +116,11 @@ enum FanoutBench {
             }
             let (times, next) = try await LoopbackSocket.onThread { () throws -> ([Double], UInt64) in
                 let start = ContinuousClock.now
-                try LoopbackSocket.writeAll(publisher, request("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
+                try LoopbackSocket.writeAll(
+                    publisher, LoopbackSocket.getRequest("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
                 let times = try clients.readOneAnswerEach(since: start)
-                _ = try readResponse(publisher)
-                return (times, try cursorOf(clients.lastAnswer))
+                _ = try LoopbackSocket.readResponse(publisher)
+                return (times, try LoopbackSocket.subscribeCursor(in: clients.lastAnswer))
             }
             latencies += times
             if let slowest = times.max(), slowest > 0 { best = max(best, Double(size) / (slowest / 1000)) }
@@ -172,76 +174,6 @@ enum FanoutBench {
         if limits.soft >= wanted { return true }
         return wanted <= limits.hard && raise(wanted)
     }
-
-    static func request(_ target: String) -> [UInt8] {
-        Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-    }
-
-    private static func cursorOf(_ text: String) throws -> UInt64 {
-        guard let range = text.range(of: "{\"t\":{\"t\":\"") else {
-            throw BenchFailure(message: "no cursor: \(text.prefix(200))")
-        }
-        let digits = text[range.upperBound...].prefix { $0.isNumber }
-        guard let value = UInt64(digits) else { throw BenchFailure(message: "bad cursor") }
-        return value
-    }
-
-    /// Reads one `Content-Length` framed response from a blocking socket and returns its body.
-    private static func readResponse(_ fd: Int32) throws -> String {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            if let (length, bodyStart) = ResponseFrame.bodyBounds(data), data.count - bodyStart >= length {
-                return String(decoding: data[bodyStart..<bodyStart + length], as: UTF8.self)
-            }
-            data += try LoopbackSocket.readSome(fd, into: &buffer)
-        }
-    }
-}
-
-/// Where a `Content-Length` framed response's body starts and how long it is, once its head is in.
-enum ResponseFrame {
-    /// A plain byte loop: `firstRange(of:)` through Foundation's generic `DataProtocol` path took
-    /// a sixth of the load generator's time in a profile, enough to delay the answers it timed.
-    static func bodyBounds(_ data: [UInt8]) -> (length: Int, bodyStart: Int)? {
-        data.withUnsafeBufferPointer { bytes -> (length: Int, bodyStart: Int)? in
-            let count = bytes.count
-            guard count >= 4 else { return nil }
-            var end = -1
-            var index = 0
-            while index + 3 < count {
-                if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 {
-                    end = index
-                    break
-                }
-                index += 1
-            }
-            guard end >= 0 else { return nil }
-            // Header names compared lowercased; only Content-Length matters here.
-            let name: [UInt8] = Array("content-length:".utf8)
-            var length = 0
-            var lineStart = 0
-            while lineStart < end {
-                var lineEnd = lineStart
-                while lineEnd < end, bytes[lineEnd] != 13 { lineEnd += 1 }
-                if lineEnd - lineStart > name.count {
-                    var same = true
-                    for offset in 0..<name.count where bytes[lineStart + offset] | 0x20 != name[offset] {
-                        if bytes[lineStart + offset] != name[offset] { same = false }
-                    }
-                    if same {
-                        length = 0
-                        for position in (lineStart + name.count)..<lineEnd {
-                            let byte = bytes[position]
-                            if byte >= 0x30 && byte <= 0x39 { length = length * 10 + Int(byte - 0x30) }
-                        }
-                    }
-                }
-                lineStart = lineEnd + 2
-            }
-            return (length, end + 4)
-        }
-    }
 }
 
 /// N keep-alive client connections read through one poller, each answer timed when its last
@@ -280,7 +212,9 @@ final class Clients: @unchecked Sendable {
 
     /// Sends each connection one GET for the target `target(index)`.
     func sendToAll(_ target: (Int) -> String) throws {
-        for (index, fd) in sockets.enumerated() { try LoopbackSocket.writeAll(fd, FanoutBench.request(target(index))) }
+        for (index, fd) in sockets.enumerated() {
+            try LoopbackSocket.writeAll(fd, LoopbackSocket.getRequest(target(index)))
+        }
     }
 
     /// Waits until every connection has delivered one whole answer; returns, per connection, the

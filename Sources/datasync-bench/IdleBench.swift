@@ -19,18 +19,14 @@ import Transport
 /// `IDLE_BENCH_SECONDS` in the environment to shorten it (the rows are scaled to a minute).
 enum IdleBench {
     static func run() async throws -> [BenchRow] {
-        guard let binary = emulatorBinary() else {
+        guard let binary = EmulatorChild.binary() else {
             print("idle: no datasync-emulator next to this binary (swift build builds it); no rows")
             return []
         }
         let seconds = ProcessInfo.processInfo.environment["IDLE_BENCH_SECONDS"].flatMap(Double.init) ?? 60
         let window = Duration.milliseconds(Int64(seconds * 1000))
-        let port = try LoopbackSocket.freePort()
-        let child = try ChildProcess(
-            executable: "/bin/sh",
-            arguments: ["-c", "exec \"$0\" --host 127.0.0.1 --port \"$1\" > /dev/null 2>&1", binary, "\(port)"])
+        let (child, port) = try await EmulatorChild.start(binary)
         defer { child.send(SIGKILL) }
-        try await waitForListener(port: port, child: child)
 
         let floor = try await usage(over: window)
 
@@ -75,26 +71,5 @@ enum IdleBench {
         let start = CurlRoundTripBench.usage()
         try await Task.sleep(for: window)
         return CurlRoundTripBench.usage() - start
-    }
-
-    private static func emulatorBinary() -> String? {
-        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = own.deletingLastPathComponent().appendingPathComponent("datasync-emulator").path
-        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-    }
-
-    private static func waitForListener(port: UInt16, child: ChildProcess) async throws {
-        var attempts = 0
-        while true {
-            if let fd = try? LoopbackSocket.connect(port: port) {
-                close(fd)
-                return
-            }
-            attempts += 1
-            guard attempts < 500, child.isRunning else {
-                throw BenchFailure(message: "the emulator child did not start listening on port \(port)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 }

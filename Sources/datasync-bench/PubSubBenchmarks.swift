@@ -72,7 +72,7 @@ enum PubSubBenchmarks {
         defer { close(publisher) }
         var cursor = try await LoopbackSocket.onThread { () throws -> UInt64 in
             let reply = try exchange(publisher, "/v2/subscribe/demo/\(channel)/0?tt=0&uuid=bench")
-            return try cursorOf(reply)
+            return try LoopbackSocket.subscribeCursor(in: reply)
         }
         var latencies: [Double] = []
         var fanOutRates: [Double] = []
@@ -81,14 +81,16 @@ enum PubSubBenchmarks {
             let tt = cursor
             try await LoopbackSocket.onThread {
                 for (index, fd) in sockets.enumerated() {
-                    try LoopbackSocket.writeAll(fd, request("/v2/subscribe/demo/\(channel)/0?tt=\(tt)&uuid=s\(index)"))
+                    try LoopbackSocket.writeAll(
+                        fd, LoopbackSocket.getRequest("/v2/subscribe/demo/\(channel)/0?tt=\(tt)&uuid=s\(index)"))
                 }
             }
             while emulator.heldSubscribeCount < clients { try await Task.sleep(for: .milliseconds(2)) }
             if resident == nil { resident = SubscriptionsBench.heapBytes() }
             let (times, next) = try await LoopbackSocket.onThread { () throws -> ([Double], UInt64) in
                 let start = ContinuousClock.now
-                try LoopbackSocket.writeAll(publisher, request("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
+                try LoopbackSocket.writeAll(
+                    publisher, LoopbackSocket.getRequest("/publish/demo/demo/0/\(channel)/0/%22tick%22"))
                 var times: [Double] = []
                 var last = ""
                 try readAll(sockets) { text in
@@ -97,8 +99,8 @@ enum PubSubBenchmarks {
                         Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
                     last = text
                 }
-                _ = try readResponse(publisher)
-                return (times, try cursorOf(last))
+                _ = try LoopbackSocket.readResponse(publisher)
+                return (times, try LoopbackSocket.subscribeCursor(in: last))
             }
             latencies += times
             if let slowest = times.max(), slowest > 0 { fanOutRates.append(Double(clients) / (slowest / 1000)) }
@@ -115,19 +117,6 @@ enum PubSubBenchmarks {
 
     // MARK: Sockets
 
-    private static func request(_ target: String) -> [UInt8] {
-        Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-    }
-
-    private static func cursorOf(_ text: String) throws -> UInt64 {
-        guard let range = text.range(of: "{\"t\":{\"t\":\"") else {
-            throw BenchFailure(message: "no cursor: \(text)")
-        }
-        let digits = text[range.upperBound...].prefix { $0.isNumber }
-        guard let value = UInt64(digits) else { throw BenchFailure(message: "bad cursor") }
-        return value
-    }
-
     private static func sequential(port: UInt16, target: String) throws -> Double {
         let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
@@ -139,28 +128,8 @@ enum PubSubBenchmarks {
     }
 
     private static func exchange(_ fd: Int32, _ target: String) throws -> String {
-        try LoopbackSocket.writeAll(fd, request(target))
-        return try readResponse(fd)
-    }
-
-    /// Reads one `Content-Length` framed response and returns its body.
-    private static func readResponse(_ fd: Int32) throws -> String {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            if let end = data.firstRange(of: [13, 10, 13, 10]) {
-                let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
-                let length =
-                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if data.count - end.upperBound >= length {
-                    return String(decoding: data[end.upperBound..<end.upperBound + length], as: UTF8.self)
-                }
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw BenchFailure(message: "connection closed") }
-            data += buffer[0..<count]
-        }
+        try LoopbackSocket.writeAll(fd, LoopbackSocket.getRequest(target))
+        return try LoopbackSocket.readResponse(fd)
     }
 
     /// Waits with poll(2) until every socket has delivered one response, calling `done` as each completes.
@@ -171,7 +140,7 @@ enum PubSubBenchmarks {
             let ready = poll(&fds, nfds_t(fds.count), 10_000)
             guard ready > 0 else { throw BenchFailure(message: "subscribers timed out") }
             for entry in fds where entry.revents != 0 {
-                done(try readResponse(entry.fd))
+                done(try LoopbackSocket.readResponse(entry.fd))
                 pending.remove(entry.fd)
             }
         }

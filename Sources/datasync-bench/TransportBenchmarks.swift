@@ -133,7 +133,7 @@ enum CurlRoundTripBench {
 
     static func run() async throws -> [BenchRow] {
         var rows: [BenchRow] = []
-        if let binary = emulatorBinary() {
+        if let binary = EmulatorChild.binary() {
             rows += try await againstChild(binary)
         } else {
             print(
@@ -157,33 +157,9 @@ enum CurlRoundTripBench {
         }
     }
 
-    /// The emulator binary built alongside this executable, if there is one.
-    private static func emulatorBinary() -> String? {
-        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidate = own.deletingLastPathComponent().appendingPathComponent("datasync-emulator").path
-        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-    }
-
     private static func againstChild(_ binary: String) async throws -> [BenchRow] {
-        // The emulator logs a line per request; sent to /dev/null, so no thread of this process
-        // wakes to read it.
-        let port = try LoopbackSocket.freePort()
-        let child = try ChildProcess(
-            executable: "/bin/sh",
-            arguments: ["-c", "exec \"$0\" --host 127.0.0.1 --port \"$1\" > /dev/null 2>&1", binary, "\(port)"])
+        let (child, port) = try await EmulatorChild.start(binary)
         defer { child.send(SIGKILL) }
-        var attempts = 0
-        while true {
-            if let fd = try? LoopbackSocket.connect(port: port) {
-                close(fd)
-                break
-            }
-            attempts += 1
-            guard attempts < 500, child.isRunning else {
-                throw BenchFailure(message: "the emulator child did not start listening on port \(port)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
         let rows = try await measure(port: Int(port), placement: "emulator in a child process")
         child.send(SIGINT)
         _ = try? await child.finish(timeout: .seconds(10))

@@ -59,14 +59,9 @@ final class Keyset {
         willSet { registryWillChange() }
         didSet { syncPropertyIndexes() }
     }
-    private(set) var entities: [ExactString: ObjectBox] = [:]
-    private(set) var relationships: [ExactString: ObjectBox] = [:]
-    /// Objects by exact class, per id space: a class's family is the union of its members'.
-    private(set) var entityMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
-    private(set) var relationshipMembers: [ClassKey: [ExactString: ObjectBox]] = [:]
-    /// The same ids per class in ascending order, for pages in the default (`id`) order.
-    private(set) var entityOrder: [ClassKey: SortedIds] = [:]
-    private(set) var relationshipOrder: [ClassKey: SortedIds] = [:]
+    /// The entities, and the memberships and relationships: two id spaces, kept alike.
+    private var entitySpace = ObjectSpace()
+    private var relationshipSpace = ObjectSpace()
     /// Entity id → ids of the memberships and relationships that name it on either side.
     private(set) var links: [ExactString: Set<ExactString>] = [:]
     /// "channelId NUL userId" → membership id: one membership per pair.
@@ -74,10 +69,6 @@ final class Keyset {
     /// Expiry instant → objects expiring then. Expiries are whole UTC days, so buckets are few.
     private(set) var expiries: [Int64: [(space: ClassKind, id: String)]] = [:]
     private(set) var nextExpiry: Int64?
-    /// Bumped by every insert, update and remove of an object of the class: a sorted snapshot
-    /// of a family stays valid while none of its classes' stamps moved.
-    private(set) var entityStamps: [ClassKey: UInt64] = [:]
-    private(set) var relationshipStamps: [ClassKey: UInt64] = [:]
     /// Whether property indexes are kept (off only to measure the full scan they replace).
     let indexesEnabled: Bool
     /// Per exact class, an index on `status`, `createdAt`, `updatedAt` and the pointer of every
@@ -152,28 +143,30 @@ final class Keyset {
 
     func object(_ space: ClassKind, _ id: String) -> StoredObject? { box(space, id)?.object }
 
-    func box(_ space: ClassKind, _ id: String) -> ObjectBox? {
-        space == .entity ? entities[ExactString(id)] : relationships[ExactString(id)]
-    }
+    func box(_ space: ClassKind, _ id: String) -> ObjectBox? { self.space(space).objects[ExactString(id)] }
 
     /// The objects of exactly class `key`, by id.
     func members(_ space: ClassKind, ofClass key: ClassKey) -> [ExactString: ObjectBox] {
-        (space == .entity ? entityMembers[key] : relationshipMembers[key]) ?? [:]
+        self.space(space).members[key] ?? [:]
     }
 
-    func stamp(_ space: ClassKind, ofClass key: ClassKey) -> UInt64 {
-        (space == .entity ? entityStamps[key] : relationshipStamps[key]) ?? 0
-    }
+    func stamp(_ space: ClassKind, ofClass key: ClassKey) -> UInt64 { self.space(space).stamps[key] ?? 0 }
 
-    private func touch(_ space: ClassKind, _ key: ClassKey) {
-        switch space {
-        case .entity: entityStamps[key, default: 0] += 1
-        case .relationship: relationshipStamps[key, default: 0] += 1
+    func order(_ space: ClassKind, ofClass key: ClassKey) -> SortedIds? { self.space(space).order[key] }
+
+    private func space(_ kind: ClassKind) -> ObjectSpace {
+        switch kind {
+        case .entity: entitySpace
+        case .relationship: relationshipSpace
         }
     }
 
-    func order(_ space: ClassKind, ofClass key: ClassKey) -> SortedIds? {
-        space == .entity ? entityOrder[key] : relationshipOrder[key]
+    /// Changes one space in place (through `inout`, so its dictionaries are never copied).
+    private func changeSpace<Result>(_ kind: ClassKind, _ change: (inout ObjectSpace) -> Result) -> Result {
+        switch kind {
+        case .entity: change(&entitySpace)
+        case .relationship: change(&relationshipSpace)
+        }
     }
 
     /// The ids of exactly class `key`, in ascending UTF-8 byte order.
@@ -202,17 +195,9 @@ final class Keyset {
         let key = ExactString(object.id)
         willChange(ObjectKey(space, object.id))
         let box = ObjectBox(object)
-        touch(space, object.classKey)
         for index in classIndexes(space, object.classKey) { index.insert(box) }
-        switch space {
-        case .entity:
-            entities[key] = box
-            entityMembers[object.classKey, default: [:]][key] = box
-            entityOrder[object.classKey, default: SortedIds()].insert(object.id)
-        case .relationship:
-            relationships[key] = box
-            relationshipMembers[object.classKey, default: [:]][key] = box
-            relationshipOrder[object.classKey, default: SortedIds()].insert(object.id)
+        changeSpace(space) { $0.put(box, key: key, isNew: true) }
+        if space == .relationship {
             if let sideA = object.sideA { links[ExactString(sideA), default: []].insert(key) }
             if let sideB = object.sideB { links[ExactString(sideB), default: []].insert(key) }
             if object.kind == .membership, let channelId = object.sideA, let userId = object.sideB {
@@ -228,43 +213,22 @@ final class Keyset {
         let key = ExactString(object.id)
         willChange(ObjectKey(object.kind.space, object.id))
         let box = ObjectBox(object)
-        touch(object.kind.space, object.classKey)
         let old = self.box(object.kind.space, object.id)?.object
         for index in classIndexes(object.kind.space, object.classKey) {
             if let old { index.replace(old, with: box) } else { index.insert(box) }
         }
-        switch object.kind.space {
-        case .entity:
-            entities[key] = box
-            entityMembers[object.classKey, default: [:]][key] = box
-        case .relationship:
-            relationships[key] = box
-            relationshipMembers[object.classKey, default: [:]][key] = box
-        }
+        changeSpace(object.kind.space) { $0.put(box, key: key, isNew: false) }
     }
 
     /// Removes an object and its index entries; returns it.
     @discardableResult
     func remove(_ space: ClassKind, _ id: String) -> StoredObject? {
         let key = ExactString(id)
-        switch space {
-        case .entity:
-            guard entities[key] != nil else { return nil }
-            willChange(ObjectKey(space, id))
-            guard let object = entities.removeValue(forKey: key)?.object else { return nil }
-            touch(.entity, object.classKey)
-            removeFromIndexes(.entity, object)
-            entityMembers[object.classKey]?[key] = nil
-            entityOrder[object.classKey]?.remove(id)
-            return object
-        case .relationship:
-            guard relationships[key] != nil else { return nil }
-            willChange(ObjectKey(space, id))
-            guard let object = relationships.removeValue(forKey: key)?.object else { return nil }
-            touch(.relationship, object.classKey)
-            removeFromIndexes(.relationship, object)
-            relationshipMembers[object.classKey]?[key] = nil
-            relationshipOrder[object.classKey]?.remove(id)
+        guard self.space(space).objects[key] != nil else { return nil }
+        willChange(ObjectKey(space, id))
+        guard let object = changeSpace(space, { $0.take(key, id: id) }) else { return nil }
+        removeFromIndexes(space, object)
+        if space == .relationship {
             for side in [object.sideA, object.sideB].compactMap({ $0 }) {
                 let sideKey = ExactString(side)
                 links[sideKey]?.remove(key)
@@ -274,8 +238,8 @@ final class Keyset {
                 let pair = Self.pairKey(channelId: channelId, userId: userId)
                 if membershipPairs[pair]?.isExactly(id) == true { membershipPairs[pair] = nil }
             }
-            return object
         }
+        return object
     }
 
     private func removeFromIndexes(_ space: ClassKind, _ object: StoredObject) {
@@ -298,7 +262,9 @@ final class Keyset {
         return due
     }
 
-    var allObjects: [StoredObject] { entities.values.map(\.object) + relationships.values.map(\.object) }
+    var allObjects: [StoredObject] {
+        entitySpace.objects.values.map(\.object) + relationshipSpace.objects.values.map(\.object)
+    }
 
     // MARK: Changes, saves and transactions
 
@@ -307,7 +273,7 @@ final class Keyset {
         unsavedObjects.insert(key)
         changes.noteUnsaved(self)
         if changes.isRecording, undoObjects.index(forKey: key) == nil {
-            let prior = key.space == .entity ? entities[key.id] : relationships[key.id]
+            let prior = space(key.space).objects[key.id]
             undoObjects.updateValue(prior, forKey: key)
             changes.noteInTransaction(self)
         }
@@ -334,7 +300,7 @@ final class Keyset {
                 ? left.space.rawValue < right.space.rawValue : SortedIds.less(left.id.text, right.id.text)
         }
         for key in ordered {
-            if let box = key.space == .entity ? entities[key.id] : relationships[key.id] {
+            if let box = space(key.space).objects[key.id] {
                 objects.append(box.object)
             } else {
                 removed.append(key)
@@ -370,11 +336,43 @@ final class Keyset {
         // Everything the transaction touched leaves first, so the prior objects go back into
         // indexes (membership pairs, links) free of what replaced them.
         for key in priors.keys {
-            let current = key.space == .entity ? entities[key.id] : relationships[key.id]
+            let current = space(key.space).objects[key.id]
             if current != nil { remove(key.space, key.id.text) }
         }
         for case let prior? in priors.values {
             insert(prior.object)
         }
+    }
+}
+
+/// One id space of a keyset (its entities, or its memberships and relationships) and what is kept
+/// of its objects per exact class.
+struct ObjectSpace {
+    var objects: [ExactString: ObjectBox] = [:]
+    /// Objects by exact class: a class's family is the union of its members'.
+    var members: [ClassKey: [ExactString: ObjectBox]] = [:]
+    /// The same ids per class in ascending order, for pages in the default (`id`) order.
+    var order: [ClassKey: SortedIds] = [:]
+    /// Bumped by every insert, update and remove of an object of the class: a sorted snapshot
+    /// of a family stays valid while none of its classes' stamps moved.
+    var stamps: [ClassKey: UInt64] = [:]
+
+    /// Stores `box` as the object of id `key`; `isNew` when the id was free (an update keeps
+    /// the object's class, so its place in `order` stays).
+    mutating func put(_ box: ObjectBox, key: ExactString, isNew: Bool) {
+        let classKey = box.object.classKey
+        stamps[classKey, default: 0] += 1
+        objects[key] = box
+        members[classKey, default: [:]][key] = box
+        if isNew { order[classKey, default: SortedIds()].insert(box.object.id) }
+    }
+
+    /// Removes the object of id `key` (`id` as text) and returns it.
+    mutating func take(_ key: ExactString, id: String) -> StoredObject? {
+        guard let object = objects.removeValue(forKey: key)?.object else { return nil }
+        stamps[object.classKey, default: 0] += 1
+        members[object.classKey]?[key] = nil
+        order[object.classKey]?.remove(id)
+        return object
     }
 }

@@ -163,15 +163,7 @@ enum ObjectCommands {
             examples: ["datasync \(kind.rawValue) get \(exampleId(kind))"],
             action: { invocation in
                 let id = invocation.positional("ID")
-                let dataSync = try invocation.client().dataSync
-                let object: JSONValue
-                switch kind {
-                case .users: object = try JSONValue(from: await dataSync.getUser(id: id))
-                case .channels: object = try JSONValue(from: await dataSync.getChannel(id: id))
-                case .memberships: object = try JSONValue(from: await dataSync.getMembership(id: id))
-                case .entities: object = try JSONValue(from: await dataSync.getEntity(id: id))
-                case .relationships: object = try JSONValue(from: await dataSync.getRelationship(id: id))
-                }
+                let object = try await kind.calls(invocation.client().dataSync).get(id)
                 invocation.emit(object)
                 return ExitStatus.ok
             })
@@ -367,35 +359,8 @@ enum ObjectCommands {
                 let fields = try ObjectFields.read(kind, invocation, allowsLinks: false)
                 let version = try fields.required(fields.classVersion, "--class-version", invocation)
                 let etag = invocation.arguments.value("--if-matches-etag")
-                let dataSync = try invocation.client().dataSync
-                let object: JSONValue
-                switch kind {
-                case .users:
-                    object = try JSONValue(
-                        from: await dataSync.setUser(
-                            id: id, classVersion: version, status: fields.status, payload: fields.payload,
-                            ifMatchesEtag: etag))
-                case .channels:
-                    object = try JSONValue(
-                        from: await dataSync.setChannel(
-                            id: id, classVersion: version, status: fields.status, payload: fields.payload,
-                            ifMatchesEtag: etag))
-                case .memberships:
-                    object = try JSONValue(
-                        from: await dataSync.setMembership(
-                            id: id, classVersion: version, status: fields.status, payload: fields.payload,
-                            ifMatchesEtag: etag))
-                case .entities:
-                    object = try JSONValue(
-                        from: await dataSync.setEntity(
-                            id: id, classVersion: version, status: fields.status, payload: fields.payload,
-                            ifMatchesEtag: etag))
-                case .relationships:
-                    object = try JSONValue(
-                        from: await dataSync.setRelationship(
-                            id: id, classVersion: version, status: fields.status, payload: fields.payload,
-                            ifMatchesEtag: etag))
-                }
+                let object = try await kind.calls(invocation.client().dataSync).set(
+                    id, version, fields.status, fields.payload, etag)
                 invocation.emit(object)
                 return ExitStatus.ok
             })
@@ -425,25 +390,7 @@ enum ObjectCommands {
                 let id = invocation.positional("ID")
                 let operations = try patchOperations(invocation)
                 let etag = invocation.arguments.value("--if-matches-etag")
-                let dataSync = try invocation.client().dataSync
-                let object: JSONValue
-                switch kind {
-                case .users:
-                    object = try JSONValue(
-                        from: await dataSync.updateUser(id: id, operations: operations, ifMatchesEtag: etag))
-                case .channels:
-                    object = try JSONValue(
-                        from: await dataSync.updateChannel(id: id, operations: operations, ifMatchesEtag: etag))
-                case .memberships:
-                    object = try JSONValue(
-                        from: await dataSync.updateMembership(id: id, operations: operations, ifMatchesEtag: etag))
-                case .entities:
-                    object = try JSONValue(
-                        from: await dataSync.updateEntity(id: id, operations: operations, ifMatchesEtag: etag))
-                case .relationships:
-                    object = try JSONValue(
-                        from: await dataSync.updateRelationship(id: id, operations: operations, ifMatchesEtag: etag))
-                }
+                let object = try await kind.calls(invocation.client().dataSync).update(id, operations, etag)
                 invocation.emit(object)
                 return ExitStatus.ok
             })
@@ -484,14 +431,7 @@ enum ObjectCommands {
             action: { invocation in
                 let id = invocation.positional("ID")
                 let etag = invocation.arguments.value("--if-matches-etag")
-                let dataSync = try invocation.client().dataSync
-                switch kind {
-                case .users: try await dataSync.removeUser(id: id, ifMatchesEtag: etag)
-                case .channels: try await dataSync.removeChannel(id: id, ifMatchesEtag: etag)
-                case .memberships: try await dataSync.removeMembership(id: id, ifMatchesEtag: etag)
-                case .entities: try await dataSync.removeEntity(id: id, ifMatchesEtag: etag)
-                case .relationships: try await dataSync.removeRelationship(id: id, ifMatchesEtag: etag)
-                }
+                try await kind.calls(invocation.client().dataSync).remove(id, etag)
                 invocation.emit(["id": .string(id), "removed": true])
                 return ExitStatus.ok
             })

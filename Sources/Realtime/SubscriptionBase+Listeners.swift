@@ -1,7 +1,8 @@
-// The listener closures and streams of one receiver, forwarding to its `ListenerStore`.
-// Written out per type because a public extension cannot be constrained on a package protocol.
+// The listener closures and streams of a subscription or set, forwarding to its `ListenerStore`.
+// The client has the same listeners, written out again in PubNub+Listeners.swift: a public
+// extension cannot be constrained on a package protocol, and `PubNub` is no subscription.
 
-extension Subscription {
+extension SubscriptionBase {
     /// Called for every message.
     public var onMessage: (@Sendable (PubNubMessage) -> Void)? {
         get { listenerStore.closures().onMessage }
@@ -58,7 +59,7 @@ extension Subscription {
     }
 
     /// The messages, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func messages(
         bufferingPolicy: AsyncStream<PubNubMessage>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubMessage> {
@@ -66,7 +67,7 @@ extension Subscription {
     }
 
     /// The signals, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func signals(
         bufferingPolicy: AsyncStream<PubNubSignal>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubSignal> {
@@ -74,7 +75,7 @@ extension Subscription {
     }
 
     /// The presence events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func presenceEvents(
         bufferingPolicy: AsyncStream<PubNubPresenceEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubPresenceEvent> {
@@ -82,7 +83,7 @@ extension Subscription {
     }
 
     /// The message action events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func messageActions(
         bufferingPolicy: AsyncStream<PubNubMessageActionEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubMessageActionEvent> {
@@ -91,7 +92,7 @@ extension Subscription {
     }
 
     /// The file events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func fileEvents(
         bufferingPolicy: AsyncStream<PubNubFileEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubFileEvent> {
@@ -99,7 +100,7 @@ extension Subscription {
     }
 
     /// The App Context events, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func appContextEvents(
         bufferingPolicy: AsyncStream<PubNubAppContextEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubAppContextEvent> {
@@ -108,7 +109,7 @@ extension Subscription {
 
     /// The DataSync events (copies from other channels left out), as a stream; `.unbounded` by default
     /// (see ``EventListenerHolding``). `dataSyncUpdates()` adds the gap signals.
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func dataSyncEvents(
         bufferingPolicy: AsyncStream<PubNubDataSyncEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubDataSyncEvent> {
@@ -116,7 +117,7 @@ extension Subscription {
     }
 
     /// Every event, all kinds together, as a stream; `.unbounded` by default (see ``EventListenerHolding``).
-    /// Reading it keeps the subscription subscribed.
+    /// Reading it keeps the subscription or set subscribed.
     public func events(
         bufferingPolicy: AsyncStream<PubNubEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<PubNubEvent> {
