@@ -20,12 +20,17 @@ import Transport
 ///   from 16 threads. Without the venv the group prints "python: not available".
 ///
 /// The group also runs 16 concurrent `dataSync.getUser` calls against the bare transport sending
-/// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read).
+/// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read), once
+/// from a plain client and once from a client that holds a long-poll meanwhile. Every concurrent
+/// pair reports CPU and context switches per call beside the rate.
 ///
 /// For profiling one pair alone (`perf record` of the whole group mixes every row):
 /// `PUBLISH_BENCH_ROWS=reads` (or `publish`) runs only those rows, `PUBLISH_BENCH_BACKENDS=curl`
-/// (or `URLSession`) only that backend, and `PUBLISH_BENCH_TRIALS=n` takes turns `n` times
-/// instead of 7.
+/// (or `URLSession`) only that backend, `PUBLISH_BENCH_TRIALS=n` takes turns `n` times instead
+/// of 7, `PUBLISH_BENCH_SIDE=sdk` (or `bare`) runs one side of the `getUser` pairs,
+/// `PUBLISH_BENCH_SUBSCRIBED=0` leaves out the subscribed client, and `PUBLISH_BENCH_THREADS=1`
+/// prints switches per read by thread and the SDK's own cost per `getUser` over a canned answer
+/// (`PUBLISH_BENCH_CANNED_CALLS` calls, 20,000 by default).
 enum PublishBench {
     static let channel = "bench-publish"
     static let message: JSONValue = ["text": "hello from the publish bench", "n": 42]
