@@ -16,10 +16,11 @@ package final class RealtimeComponent: PubNubComponent {
         let loop = SubscribeLoop(pipeline: pipeline, hub: hub, unitRandom: unitRandom)
         self.loop = loop
         originHealth = pipeline.originHealth
-        // The hub only queues the signal for the loop, which filters and acts on it in order with
-        // everything else; the closure holds the hub, never the client.
+        // The hub only queues the signal for the loop (and only when the loop's state would act on
+        // it), which filters and acts on it in order with everything else; the closure holds the
+        // hub, never the client.
         let hub = self.hub
-        originObserver = pipeline.originHealth.addObserver { signal in hub.send(.origin(signal)) }
+        originObserver = pipeline.originHealth.addObserver { signal in hub.offerOriginSignal(signal) }
         pathObservation = pipeline.configuration.networkPathMonitor?.observe { update in
             hub.send(.networkPath(update))
         }

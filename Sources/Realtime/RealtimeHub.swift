@@ -79,6 +79,9 @@ package final class RealtimeHub: Sendable {
     private let state = Locked(State())
     private let inbox: AsyncStream<SubscribeStateMachine.Event>.Continuation
     private let sentEvents = Locked<UInt64>(0)
+    /// What the loop's state machine would act on among the origin reports (see
+    /// ``offerOriginSignal(_:)``).
+    private let originInterest = Locked<Set<OriginHealth.Outcome>>([])
     private let completionContext: PubNub.CompletionContext
     /// The client-level listeners: `addListener`, `pubnub.onMessage`, the client's streams.
     package let clientStore = ListenerStore()
@@ -269,6 +272,22 @@ package final class RealtimeHub: Sendable {
     package var sentEventCount: UInt64 { sentEvents.withLock { $0 } }
 
     // MARK: Delivering
+
+    /// Sets the origin outcomes the loop acts on now; the loop calls it after every event, before
+    /// it starts the requests or waits whose ``OriginHealth/mark()`` decides which reports count,
+    /// so no report that would count is turned away.
+    package func setOriginInterest(_ outcomes: Set<OriginHealth.Outcome>) {
+        originInterest.withLock { $0 = outcomes }
+    }
+
+    /// Queues an origin report for the loop only when its state machine would act on it. Every
+    /// answered REST call of the client is reported; queueing each one woke the loop's task once
+    /// per call (issue 34 §1), while the machine uses an answer only during a reconnection wait
+    /// after a connection failure and a failure only while a long-poll is held.
+    package func offerOriginSignal(_ signal: OriginHealth.Signal) {
+        guard originInterest.withLock({ $0.contains(signal.outcome) }) else { return }
+        send(.origin(signal))
+    }
 
     /// Sends the loop an event that is not a subscription change. A change queued before it is
     /// handled as it was then; a change after it is queued anew, so the loop sees the two in the

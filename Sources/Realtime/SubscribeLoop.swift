@@ -72,6 +72,7 @@ package actor SubscribeLoop {
     package func handle(_ event: SubscribeStateMachine.Event) {
         if case .origin(let signal) = event, signal.sequence <= originMark { return }
         let effects = machine.handle(event)
+        hub.setOriginInterest(machine.originOutcomesActedOn)
         hub.loopReceiving(
             machine.state == .receiving ? SubscriptionNames(channels: machine.channels, groups: machine.groups) : nil)
         for effect in effects {

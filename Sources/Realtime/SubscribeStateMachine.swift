@@ -290,6 +290,19 @@ package struct SubscribeStateMachine: Sendable {
         return effects
     }
 
+    /// The outcomes an `.origin` event would change anything for in the current state: the hub
+    /// queues only these for the loop, so the client's other requests cost the loop nothing while
+    /// it has no use for them. Derived from ``originSignal(_:)`` itself, on a copy, so the filter
+    /// cannot drift from what the machine does.
+    package var originOutcomesActedOn: Set<OriginHealth.Outcome> {
+        var outcomes: Set<OriginHealth.Outcome> = []
+        for outcome in [OriginHealth.Outcome.answered, .cannotConnect, .connectionLost, .timedOut] {
+            var copy = self
+            if !copy.originSignal(outcome).isEmpty { outcomes.insert(outcome) }
+        }
+        return outcomes
+    }
+
     /// What another request to the origin means here.
     ///
     /// - While waiting after a connection failure, an answer ends the wait: the network is back,

@@ -5,6 +5,7 @@ import Foundation
 import JSONCore
 import Messaging
 import PubNubCore
+import Realtime
 import Transport
 
 /// Publish rows: round trips per second of `pubnub.publish` against the in-process emulator on
@@ -19,12 +20,17 @@ import Transport
 ///   from 16 threads. Without the venv the group prints "python: not available".
 ///
 /// The group also runs 16 concurrent `dataSync.getUser` calls against the bare transport sending
-/// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read).
+/// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read), once
+/// from a plain client and once from a client that holds a long-poll meanwhile. Every concurrent
+/// pair reports CPU and context switches per call beside the rate.
 ///
 /// For profiling one pair alone (`perf record` of the whole group mixes every row):
 /// `PUBLISH_BENCH_ROWS=reads` (or `publish`) runs only those rows, `PUBLISH_BENCH_BACKENDS=curl`
-/// (or `URLSession`) only that backend, and `PUBLISH_BENCH_TRIALS=n` takes turns `n` times
-/// instead of 7.
+/// (or `URLSession`) only that backend, `PUBLISH_BENCH_TRIALS=n` takes turns `n` times instead
+/// of 7, `PUBLISH_BENCH_SIDE=sdk` (or `bare`) runs one side of the `getUser` pairs,
+/// `PUBLISH_BENCH_SUBSCRIBED=0` leaves out the subscribed client, and `PUBLISH_BENCH_THREADS=1`
+/// prints switches per read by thread and the SDK's own cost per `getUser` over a canned answer
+/// (`PUBLISH_BENCH_CANNED_CALLS` calls, 20,000 by default).
 enum PublishBench {
     static let channel = "bench-publish"
     static let message: JSONValue = ["text": "hello from the publish bench", "n": 42]
@@ -33,6 +39,15 @@ enum PublishBench {
     static let perWorker = 25
     /// How many times ours and the baseline take turns (each keeps its best round).
     static let trials = environment("PUBLISH_BENCH_TRIALS").flatMap { Int($0) }.map { max(1, $0) } ?? 7
+    /// `PUBLISH_BENCH_THREADS=1` prints, before the `getUser` rows, each thread's context switches
+    /// per read (Linux only), to see which hand-off the SDK adds.
+    static let threadBreakdown = environment("PUBLISH_BENCH_THREADS") == "1"
+    /// `PUBLISH_BENCH_SIDE=sdk` (or `bare`) runs only that side of the `getUser` rows, so a profile
+    /// of the process shows one loop alone.
+    static let side = environment("PUBLISH_BENCH_SIDE")
+    /// `PUBLISH_BENCH_SUBSCRIBED=0` leaves out the `getUser` rows of a client that holds a
+    /// long-poll meanwhile.
+    static let subscribedReads = environment("PUBLISH_BENCH_SUBSCRIBED") != "0"
     /// Which rows run: `reads`, `publish`, or both when unset.
     static let rowsFilter = environment("PUBLISH_BENCH_ROWS")
     /// Which backends run, comma-separated; both when unset.
@@ -73,8 +88,8 @@ enum PublishBench {
             var bareSequential = 0.0
             var sdkConcurrent = 0.0
             var bareConcurrent = 0.0
-            var sdkConcurrentCPU = Double.infinity
-            var bareConcurrentCPU = Double.infinity
+            var sdkConcurrentCost = Cost.worst
+            var bareConcurrentCost = Cost.worst
             let total = concurrency * perWorker
             for _ in 0..<trials {
                 sdkSequential = max(
@@ -97,14 +112,12 @@ enum PublishBench {
                     try await Bench.throughputAsync(operations: total) {
                         try await concurrently { for _ in 0..<perWorker { try await send(request, transport) } }
                     })
-                sdkConcurrentCPU = min(
-                    sdkConcurrentCPU,
-                    try await cpuPerOperation(operations: total) {
+                sdkConcurrentCost = sdkConcurrentCost.best(
+                    try await costPerOperation(operations: total) {
                         try await concurrently { for _ in 0..<perWorker { try await publish(pubnub) } }
                     })
-                bareConcurrentCPU = min(
-                    bareConcurrentCPU,
-                    try await cpuPerOperation(operations: total) {
+                bareConcurrentCost = bareConcurrentCost.best(
+                    try await costPerOperation(operations: total) {
                         try await concurrently { for _ in 0..<perWorker { try await send(request, transport) } }
                     })
             }
@@ -123,9 +136,17 @@ enum PublishBench {
                 BenchRow(
                     scenario:
                         "publish: CPU per publish, \(concurrency) concurrent via the SDK (\(backend), emulator included)",
-                    unit: "µs/publish", ours: sdkConcurrentCPU,
-                    baselineName: "bare \(backend) transport, \(concurrency) concurrent", baseline: bareConcurrentCPU,
+                    unit: "µs/publish", ours: sdkConcurrentCost.cpu,
+                    baselineName: "bare \(backend) transport, \(concurrency) concurrent",
+                    baseline: bareConcurrentCost.cpu,
                     higherIsBetter: false))
+            rows.append(
+                BenchRow(
+                    scenario:
+                        "publish: context switches per publish, \(concurrency) concurrent via the SDK (\(backend), emulator included)",
+                    unit: "switches/publish", ours: sdkConcurrentCost.switches,
+                    baselineName: "bare \(backend) transport, \(concurrency) concurrent",
+                    baseline: bareConcurrentCost.switches, higherIsBetter: false))
             if backend == "curl" { curlFigures = (sdkSequential, sdkConcurrent) }
             if rowsFilter != "publish" {
                 rows += try await concurrentReads(pubnub: pubnub, transport: transport, backend: backend)
@@ -170,16 +191,10 @@ enum PublishBench {
         let recorder = RecordingHTTPClient(transport)
         _ = try await pubnub.dataSync.getUser(id: userID, custom: PubNub.RequestConfiguration(transport: recorder))
         guard let request = recorder.lastRequest else { throw BenchFailure(message: "no getUser request recorded") }
+        let canned = CannedClient(response: try await transport.send(request))
+        if threadBreakdown { try await printCannedCost(pubnub, userID, canned, "\(backend)") }
         let total = concurrency * perWorker
-        var sdk = 0.0
-        var bare = 0.0
-        var sdkCPU = Double.infinity
-        var bareCPU = Double.infinity
-        let sdkRound: @Sendable () async throws -> Void = {
-            try await concurrently {
-                for _ in 0..<perWorker { _ = try await pubnub.dataSync.getUser(id: userID) }
-            }
-        }
+        let sdkRound = readRound(pubnub, userID)
         let bareRound: @Sendable () async throws -> Void = {
             try await concurrently {
                 for _ in 0..<perWorker {
@@ -190,37 +205,133 @@ enum PublishBench {
                 }
             }
         }
-        for _ in 0..<trials {
-            sdk = max(sdk, try await Bench.throughputAsync(operations: total, sdkRound))
-            bare = max(bare, try await Bench.throughputAsync(operations: total, bareRound))
-            sdkCPU = min(sdkCPU, try await cpuPerOperation(operations: total, sdkRound))
-            bareCPU = min(bareCPU, try await cpuPerOperation(operations: total, bareRound))
+        if threadBreakdown {
+            for (name, round) in [("SDK", sdkRound), ("bare", bareRound)] {
+                try await round()
+                let before = ThreadSwitches.now()
+                for _ in 0..<cpuRounds { try await round() }
+                print(
+                    "getUser (\(backend), \(name)): switches per read by thread: "
+                        + ThreadSwitches.perOperation(
+                            from: before, to: ThreadSwitches.now(), operations: total * cpuRounds))
+            }
         }
+        var rows = try await readRows(
+            label: "via the SDK", backend: backend, sdkRound: sdkRound, bareRound: bareRound)
+        guard subscribedReads else { return rows }
+        // The same reads from a client that also holds a long-poll (as an app with a subscription
+        // does): every answered call is an origin-health report its subscribe loop may need.
+        let subscribed = PubNub(configuration: pubnub.configuration)
+        subscribed.subscribe(to: ["bench-held-\(backend)"])
+        defer { subscribed.unsubscribeAll() }
+        var waited = 0
+        while await subscribed.realtime.loop.state != .receiving {
+            waited += 1
+            guard waited < 2_000 else { throw BenchFailure(message: "the subscribed client never held its long-poll") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if threadBreakdown { try await printCannedCost(subscribed, userID, canned, "\(backend), client subscribed") }
+        rows += try await readRows(
+            label: "via the SDK, client subscribed (long-poll held)", backend: backend,
+            sdkRound: readRound(subscribed, userID), bareRound: bareRound)
+        return rows
+    }
+
+    /// Prints the SDK's own CPU and context switches per `getUser` over an answer given at once (no
+    /// network, one caller): what the SDK adds to each call, whatever the transport.
+    private static func printCannedCost(_ pubnub: PubNub, _ userID: String, _ canned: CannedClient, _ label: String)
+        async throws
+    {
+        let calls = environment("PUBLISH_BENCH_CANNED_CALLS").flatMap { Int($0) } ?? 20_000
+        let custom = PubNub.RequestConfiguration(transport: canned)
+        _ = try await pubnub.dataSync.getUser(id: userID, custom: custom)
+        let start = CurlRoundTripBench.usage()
+        for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID, custom: custom) }
+        let used = CurlRoundTripBench.usage() - start
+        let cpu = String(format: "%.2f", used.cpuSeconds * 1e6 / Double(calls))
+        let switches = String(format: "%.3f", Double(used.switches) / Double(calls))
+        print("getUser (\(label)): the SDK's own cost per call over a canned answer: \(cpu) µs, \(switches) switches")
+    }
+
+    /// One round of `getUser` from `concurrency` tasks, `perWorker` each.
+    private static func readRound(_ pubnub: PubNub, _ userID: String) -> @Sendable () async throws -> Void {
+        {
+            try await concurrently {
+                for _ in 0..<perWorker { _ = try await pubnub.dataSync.getUser(id: userID) }
+            }
+        }
+    }
+
+    /// Rate, CPU and switches per read of the two rounds, taking turns `trials` times, best of each.
+    private static func readRows(
+        label: String, backend: String, sdkRound: @escaping @Sendable () async throws -> Void,
+        bareRound: @escaping @Sendable () async throws -> Void
+    ) async throws -> [BenchRow] {
+        let total = concurrency * perWorker
+        var sdk = 0.0
+        var bare = 0.0
+        var sdkCost = Cost.worst
+        var bareCost = Cost.worst
+        for _ in 0..<trials {
+            if side != "bare" {
+                sdk = max(sdk, try await Bench.throughputAsync(operations: total, sdkRound))
+                sdkCost = sdkCost.best(try await costPerOperation(operations: total, sdkRound))
+            }
+            if side != "sdk" {
+                bare = max(bare, try await Bench.throughputAsync(operations: total, bareRound))
+                bareCost = bareCost.best(try await costPerOperation(operations: total, bareRound))
+            }
+        }
+        let baselineName = "bare \(backend) transport, \(concurrency) concurrent"
         return [
             BenchRow(
-                scenario: "getUser: \(concurrency) concurrent readers via the SDK, loopback emulator (\(backend))",
-                unit: "reads/s", ours: sdk, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
-                baseline: bare),
+                scenario: "getUser: \(concurrency) concurrent readers \(label), loopback emulator (\(backend))",
+                unit: "reads/s", ours: sdk, baselineName: baselineName, baseline: bare),
+            BenchRow(
+                scenario: "getUser: CPU per read, \(concurrency) concurrent \(label) (\(backend), emulator included)",
+                unit: "µs/read", ours: sdkCost.finite.cpu, baselineName: baselineName,
+                baseline: bareCost.finite.cpu, higherIsBetter: false),
             BenchRow(
                 scenario:
-                    "getUser: CPU per read, \(concurrency) concurrent via the SDK (\(backend), emulator included)",
-                unit: "µs/read", ours: sdkCPU, baselineName: "bare \(backend) transport, \(concurrency) concurrent",
-                baseline: bareCPU, higherIsBetter: false),
+                    "getUser: context switches per read, \(concurrency) concurrent \(label) (\(backend), emulator included)",
+                unit: "switches/read", ours: sdkCost.finite.switches, baselineName: baselineName,
+                baseline: bareCost.finite.switches, higherIsBetter: false),
         ]
     }
 
-    /// CPU time of the whole process (user and system, every thread: the in-process emulator's
-    /// too, which is the same for both sides) per operation over `cpuRounds` rounds of `body`,
-    /// after one warm-up round. Unlike a rate, it hardly moves when other processes load the
-    /// machine, so it shows the SDK's own cost when the throughput rows are too noisy to.
-    private static func cpuPerOperation(
+    /// What one operation costs the whole process (every thread: the in-process emulator's too,
+    /// which is the same for both sides): CPU time (user and system) in µs and context switches
+    /// (voluntary and involuntary), from `getrusage`.
+    struct Cost {
+        var cpu: Double
+        var switches: Double
+
+        static let worst = Cost(cpu: .infinity, switches: .infinity)
+
+        /// Zero for a side that did not run (`PUBLISH_BENCH_SIDE`), which the table prints as no ratio.
+        var finite: Cost {
+            Cost(cpu: cpu.isFinite ? cpu : 0, switches: switches.isFinite ? switches : 0)
+        }
+
+        /// The lower of each figure; the two may come from different rounds.
+        func best(_ other: Cost) -> Cost {
+            Cost(cpu: min(cpu, other.cpu), switches: min(switches, other.switches))
+        }
+    }
+
+    /// ``Cost`` per operation over `cpuRounds` rounds of `body`, after one warm-up round. Unlike a
+    /// rate, it hardly moves when other processes load the machine, so it shows the SDK's own cost
+    /// when the throughput rows are too noisy to; the switches count the thread hand-offs (a
+    /// continuation resumed on another thread, a lock waited for, a sleeping thread woken).
+    private static func costPerOperation(
         operations: Int, _ body: @Sendable () async throws -> Void
-    ) async throws -> Double {
+    ) async throws -> Cost {
         try await body()
         let start = CurlRoundTripBench.usage()
         for _ in 0..<cpuRounds { try await body() }
         let used = CurlRoundTripBench.usage() - start
-        return used.cpuSeconds * 1e6 / Double(operations * cpuRounds)
+        let count = Double(operations * cpuRounds)
+        return Cost(cpu: used.cpuSeconds * 1e6 / count, switches: Double(used.switches) / count)
     }
 
     static let cpuRounds = 5
@@ -302,5 +413,68 @@ enum PublishBench {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { return nil }
         return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// Answers every request with one recorded response, at once.
+struct CannedClient: HTTPClient {
+    let response: HTTPResponse
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+}
+
+/// Context switches of each thread of this process, by thread name, from `/proc/self/task`
+/// (empty where there is no such directory).
+enum ThreadSwitches {
+    /// Voluntary and involuntary switches so far, per thread id, with the thread's name.
+    static func now() -> [Int: (name: String, voluntary: Int, involuntary: Int)] {
+        var result: [Int: (name: String, voluntary: Int, involuntary: Int)] = [:]
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
+        for task in tasks {
+            guard let id = Int(task),
+                let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+            else { continue }
+            var name = "?"
+            var voluntary = 0
+            var involuntary = 0
+            for line in status.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                switch parts[0] {
+                case "Name": name = value
+                case "voluntary_ctxt_switches": voluntary = Int(value) ?? 0
+                case "nonvoluntary_ctxt_switches": involuntary = Int(value) ?? 0
+                default: break
+                }
+            }
+            result[id] = (name, voluntary, involuntary)
+        }
+        return result
+    }
+
+    /// "name[thread id] voluntary+involuntary" per operation for each thread that switched,
+    /// busiest first. By thread, not by name: the emulator's event loop and the concurrency pool's
+    /// workers carry the same name on Linux (a thread started from a worker inherits it).
+    static func perOperation(
+        from before: [Int: (name: String, voluntary: Int, involuntary: Int)],
+        to after: [Int: (name: String, voluntary: Int, involuntary: Int)], operations: Int
+    ) -> String {
+        let count = Double(max(1, operations))
+        let deltas = after.map { id, end in
+            let start = before[id] ?? (end.name, 0, 0)
+            return (
+                label: "\(end.name)[\(id)]", voluntary: end.voluntary - start.voluntary,
+                involuntary: end.involuntary - start.involuntary
+            )
+        }
+        return deltas.filter { $0.voluntary + $0.involuntary > 0 }
+            .sorted { $0.voluntary + $0.involuntary > $1.voluntary + $1.involuntary }
+            .map { "\($0.label) \(format(Double($0.voluntary) / count))+\(format(Double($0.involuntary) / count))" }
+            .joined(separator: ", ")
+    }
+
+    private static func format(_ value: Double) -> String {
+        String(format: "%.2f", value)
     }
 }

@@ -33,6 +33,44 @@ struct RecoveryTests {
         #expect(erroring.handle(signal(.answered)).isEmpty, "a 5xx keeps the policy's wait")
     }
 
+    @Test("the origin outcomes the machine acts on: failures while receiving, an answer during a connection wait, once")
+    func originOutcomesActedOn() {
+        #expect(SubscribeStateMachine(settings: noJitter).originOutcomesActedOn.isEmpty, "stopped")
+        var machine = receivingFrom100(noJitter)
+        #expect(machine.originOutcomesActedOn == [.cannotConnect, .timedOut])
+        let refused = Machine.Failure(category: .networkIssues, isRetryable: true, connection: .failedFast)
+        _ = machine.handle(.requestFailed(id: machine.generation, failure: refused))
+        #expect(machine.originOutcomesActedOn == [.answered])
+        _ = machine.handle(signal(.answered))
+        #expect(machine.originOutcomesActedOn.isEmpty, "a wait is shortened once")
+
+        var erroring = receivingFrom100(noJitter)
+        let unavailable = Machine.Failure(category: .networkIssues, statusCode: 503, isRetryable: true)
+        _ = erroring.handle(.requestFailed(id: erroring.generation, failure: unavailable))
+        #expect(erroring.originOutcomesActedOn.isEmpty, "a 5xx keeps the policy's wait")
+    }
+
+    @Test("REST calls answered while a long-poll is held put nothing in the loop's inbox")
+    func answeredCallsWhileReceivingDoNotWakeTheLoop() async throws {
+        let (service, _, pubnub) = scriptedClient()
+        service.push(Answer.subscribe("100", region: 4))
+        pubnub.subscribe(to: ["a"])
+        #expect(await service.waitForHeld())
+        #expect(await eventually { pubnub.realtime.isSettled })
+        let before = pubnub.realtime.hub.sentEventCount
+        for _ in 0..<20 {
+            _ = try await pubnub.pipeline.send(
+                ServicePipeline.Call(method: .get, path: "/time/0"), custom: PubNub.RequestConfiguration())
+        }
+        // Each answer used to be queued for the loop, which then woke only to drop it.
+        #expect(pubnub.realtime.hub.sentEventCount == before)
+        guard case .receiving = await pubnub.realtime.loop.state else {
+            Issue.record("the long-poll was disturbed: \(await pubnub.realtime.loop.state)")
+            return
+        }
+        #expect(service.subscribeRequests.count == 2, "the handshake and the held long-poll, nothing restarted")
+    }
+
     @Test("a request that timed out or could not connect while a long-poll is held restarts it from its cursor")
     func suspectLongPoll() throws {
         // Even with restore off: the restart is the SDK's suspicion, not a reconnection the app asked for.
@@ -185,7 +223,8 @@ struct RecoveryTests {
         }
         _ = try await pubnub.pipeline.send(
             ServicePipeline.Call(method: .get, path: "/time/0"), custom: PubNub.RequestConfiguration())
-        // The call's answer reached the loop (the pipeline reports it before returning) and was handled.
+        // Whatever the call's answer put in the loop's inbox was handled (after a 5xx, nothing: the
+        // hub queues only what the machine would act on).
         #expect(await eventually { pubnub.realtime.isSettled })
         guard case .reconnecting = await pubnub.realtime.loop.state else {
             Issue.record("the wait was cut short: \(await pubnub.realtime.loop.state)")
