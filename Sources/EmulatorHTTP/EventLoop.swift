@@ -23,8 +23,15 @@ import PubNubBase
 /// finished (the loop marks itself finished under that lock before closing the pipe).
 final class EventLoop: @unchecked Sendable {
     struct Delivery {
+        enum Content {
+            /// The handler's answer, to write.
+            case response(ServerResponse)
+            /// The handler's task ended with a pending answer: the connection waits with no task.
+            case parked(PendingResponse)
+        }
+
         var connectionID: UInt64
-        var response: ServerResponse
+        var content: Content
     }
 
     struct Shared {
@@ -62,6 +69,8 @@ final class EventLoop: @unchecked Sendable {
     var listener: Int32
     var connections: [UInt64: Connection] = [:]
     var liveTasks: [UInt64: Task<Void, Never>] = [:]
+    /// Connections whose answer is parked (a ``PendingResponse`` with no task behind it).
+    var parkedCount = 0
     var nextID: UInt64 = 16
     /// Request bytes buffered across all connections (each connection's `accountedBytes`).
     var bufferedBytes = 0
@@ -137,9 +146,34 @@ final class EventLoop: @unchecked Sendable {
     func deliver(_ response: ServerResponse, to connectionID: UInt64) {
         shared.withLock { shared in
             guard !shared.finished else { return }
-            shared.inbox.append(Delivery(connectionID: connectionID, response: response))
+            shared.inbox.append(Delivery(connectionID: connectionID, content: .response(response)))
             if shared.inbox.count == 1 { wake() }
         }
+    }
+
+    /// Hands the loop a handler's pending answer, then lets the answer through to `deliver` once
+    /// completed. The loop learns of the parking before of the answer (same inbox, in order), so it
+    /// can tell a closed connection's pending answer to stop waiting.
+    func park(_ pending: PendingResponse, for connectionID: UInt64) {
+        let accepted = shared.withLock { shared -> Bool in
+            guard !shared.finished else { return false }
+            shared.inbox.append(Delivery(connectionID: connectionID, content: .parked(pending)))
+            if shared.inbox.count == 1 { wake() }
+            return true
+        }
+        guard accepted else {
+            pending.cancel()
+            return
+        }
+        pending.bind { [weak self] response in
+            guard let response else { return }
+            self?.deliver(response, to: connectionID)
+        }
+    }
+
+    /// Counts a handler task's end (its closure returned), for ``HTTPServer/Statistics``.
+    func handlerTaskEnded() {
+        shared.withLock { $0.statistics.handlerTasksRunning -= 1 }
     }
 
     /// Asks the loop to stop and waits until it has closed everything; returns the handler tasks
@@ -273,20 +307,56 @@ final class EventLoop: @unchecked Sendable {
             shared.inbox.removeAll()
             return (taken, shared.stopRequested)
         }
-        if stop { return true }
+        if stop {
+            Self.cancelParked(in: deliveries)
+            return true
+        }
         for delivery in deliveries {
             liveTasks[delivery.connectionID] = nil
+            let response: ServerResponse
+            switch delivery.content {
+            case .parked(let pending):
+                guard let connection = connections[delivery.connectionID], connection.phase == .handling else {
+                    // The client left while the handler was still deciding to park.
+                    pending.cancel()
+                    continue
+                }
+                connection.task = nil
+                connection.pending = pending
+                parkedCount += 1
+                let parked = parkedCount
+                shared.withLock { $0.statistics.parkedResponses = parked }
+                continue
+            case .response(let answer):
+                response = answer
+            }
             guard let connection = connections[delivery.connectionID], connection.phase == .handling,
                 let head = connection.head
             else { continue }
             connection.task = nil
+            if connection.pending != nil { unpark(connection) }
             let output = ResponseSerializer.serialize(
-                delivery.response, method: head.method, keepAlive: head.keepAlive,
+                response, method: head.method, keepAlive: head.keepAlive,
                 announcesKeepAlive: head.minorVersion == 0)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             refresh(connection)
         }
         return false
+    }
+
+    /// Forgets `connection`'s pending answer (delivered, or the connection is closing).
+    func unpark(_ connection: Connection) {
+        connection.pending = nil
+        parkedCount -= 1
+        let parked = parkedCount
+        shared.withLock { $0.statistics.parkedResponses = parked }
+    }
+
+    /// Tells the producers of pending answers that never reached a connection to stop waiting.
+    static func cancelParked(in deliveries: [Delivery]) {
+        for delivery in deliveries {
+            if case .parked(let pending) = delivery.content { pending.cancel() }
+        }
     }
 
     func finish() {
@@ -299,13 +369,15 @@ final class EventLoop: @unchecked Sendable {
         poller.remove(wakeRead)
         let tasks = Array(liveTasks.values)
         liveTasks.removeAll()
-        let waiters = shared.withLock { shared in
+        let (waiters, leftover) = shared.withLock { shared in
             shared.finished = true
+            let leftover = shared.inbox
             shared.inbox.removeAll()
             let waiters = shared.stopWaiters
             shared.stopWaiters.removeAll()
-            return waiters
+            return (waiters, leftover)
         }
+        Self.cancelParked(in: leftover)
         close(wakeRead)
         close(wakeWrite)
         for waiter in waiters { waiter.resume(returning: tasks) }
