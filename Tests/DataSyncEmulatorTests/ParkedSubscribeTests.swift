@@ -102,6 +102,36 @@ struct ParkedSubscribeTests {
         await rig.server.stop()
     }
 
+    /// Each receive's held state must go once it is answered: at once (catch-up), after being
+    /// parked, or cancelled; a receive answered at once used to keep it alive forever (a cycle
+    /// between the held state and its pending answer's cancel hook).
+    @Test func noHeldStateOutlivesItsAnswer() async throws {
+        let rig = try await ParkingRig()
+        let cursor = try await rig.cursor("room")
+        await rig.publish("room", "early")
+        for _ in 0..<10 {
+            let socket = try await rig.hold("room", cursor: cursor)
+            #expect(try await rig.read(socket).status == 200)
+            socket.close()
+        }
+        let later = try await rig.cursor("room")
+        var held: [RawSocket] = []
+        for _ in 0..<10 { held.append(try await rig.hold("room", cursor: later)) }
+        #expect(await rig.waitParked(10))
+        await rig.publish("room", "hi")
+        for socket in held {
+            #expect(try await rig.read(socket).status == 200)
+            socket.close()
+        }
+        let gone = try await rig.hold("room", cursor: later + 1_000_000_000)
+        #expect(await rig.waitParked(1))
+        gone.close()
+        #expect(await rig.waitParked(0))
+        let bus = rig.emulator.bus
+        #expect(await eventually { bus.parkedAlive.withLock { $0 } == 0 })
+        await rig.server.stop()
+    }
+
     @Test func aParkedAnswerAtItsDeadlineIsAnEmptyAnswerWithALaterCursor() async throws {
         let rig = try await ParkingRig()
         let cursor = try await rig.cursor("room")

@@ -33,8 +33,18 @@ final class ParkedSubscribe: HeldLongPoll {
         self.filter = filter
         self.cursor = cursor
         self.deadline = deadline
-        // A strong capture: the pending answer drops its hook once it is delivered or cancelled.
+        bus.parkedAlive.withLock { $0 += 1 }
+    }
+
+    deinit { bus.parkedAlive.withLock { $0 -= 1 } }
+
+    /// The answer to give the server once ``settle()`` parked: from now on a cancellation (the
+    /// client went away) takes the long-poll out of the registry. Installed only when parked, so
+    /// a receive answered at once leaves no hook (the hook holds `self` strongly until the
+    /// pending answer is delivered or cancelled).
+    func parkedReply() -> ServerReply {
         pending.onCancel { [self] in cancel() }
+        return .pending(pending)
     }
 
     /// Looks at the log until there is an answer or the long-poll is parked: returns the answer

@@ -200,7 +200,7 @@ struct PubSubService: EmulatorService {
             bus: bus, subscribeKey: subscribeKey, subscription: subscription, filter: filter, cursor: cursor,
             deadline: bus.clock.now.advanced(by: bus.configuration.longPollTimeout))
         if let response = await held.settle() { return .response(response) }
-        return .pending(held.pending)
+        return held.parkedReply()
     }
 
     // MARK: Channel groups
