@@ -203,7 +203,12 @@ extension EventLoop {
         connection.output = []
         connection.outputIndex = 0
         guard connection.phase == .writing else { return }
-        shared.withLock { $0.statistics.responsesSent += 1 }
+        let (serialized, interestChanges) = (serializedCount, interestChangeCount)
+        shared.withLock {
+            $0.statistics.responsesSent += 1
+            $0.statistics.deliveriesSerialized = serialized
+            $0.statistics.interestChanges = interestChanges
+        }
         if connection.closeAfterOutput {
             beginLingering(connection, now: now)
             return

@@ -71,6 +71,13 @@ final class EventLoop: @unchecked Sendable {
     var liveTasks: [UInt64: Task<Void, Never>] = [:]
     /// Connections whose answer is parked (a ``PendingResponse`` with no task behind it).
     var parkedCount = 0
+    /// The last answer from a task or a parked request, as serialized: kept for the next
+    /// delivery, which in a fan-out is the same answer for another connection.
+    var lastSerialized: (response: ServerResponse, head: RequestHead, output: ResponseSerializer.Output)?
+    /// Delivered answers serialized, and changes of a connection's registered events; published in
+    /// the statistics with each response sent (tests count them).
+    var serializedCount = 0
+    var interestChangeCount = 0
     var nextID: UInt64 = 16
     /// Request bytes buffered across all connections (each connection's `accountedBytes`).
     var bufferedBytes = 0
@@ -249,7 +256,10 @@ final class EventLoop: @unchecked Sendable {
     func interest(of connection: Connection) -> Int16 {
         switch connection.phase {
         case .reading:
-            return connection.hasPendingOutput ? Int16(POLLIN | POLLOUT) : Int16(POLLIN)
+            // The hang-up bit as while handling: a connection going back and forth between the
+            // two (every held long-poll, every answer) then needs no `epoll_ctl` for it.
+            return connection.hasPendingOutput
+                ? Int16(POLLIN | POLLOUT) | Self.readHangUp : Int16(POLLIN) | Self.readHangUp
         case .handling:
             // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered
             // (on this connection, or across all of them).
@@ -269,6 +279,7 @@ final class EventLoop: @unchecked Sendable {
         account(connection)
         let wanted = interest(of: connection)
         if wanted != connection.registeredEvents {
+            interestChangeCount += 1
             poller.modify(connection.fd, token: connection.id, events: wanted)
             connection.registeredEvents = wanted
         }
@@ -311,6 +322,13 @@ final class EventLoop: @unchecked Sendable {
             Self.cancelParked(in: deliveries)
             return true
         }
+        let parkedBefore = parkedCount
+        defer {
+            if parkedCount != parkedBefore {
+                let parked = parkedCount
+                shared.withLock { $0.statistics.parkedResponses = parked }
+            }
+        }
         for delivery in deliveries {
             liveTasks[delivery.connectionID] = nil
             let response: ServerResponse
@@ -324,8 +342,6 @@ final class EventLoop: @unchecked Sendable {
                 connection.task = nil
                 connection.pending = pending
                 parkedCount += 1
-                let parked = parkedCount
-                shared.withLock { $0.statistics.parkedResponses = parked }
                 continue
             case .response(let answer):
                 response = answer
@@ -334,14 +350,46 @@ final class EventLoop: @unchecked Sendable {
                 let head = connection.head
             else { continue }
             connection.task = nil
-            if connection.pending != nil { unpark(connection) }
-            let output = ResponseSerializer.serialize(
-                response, method: head.method, keepAlive: head.keepAlive,
-                announcesKeepAlive: head.minorVersion == 0)
+            if connection.pending != nil {
+                connection.pending = nil
+                parkedCount -= 1
+            }
+            let output: ResponseSerializer.Output
+            // A fan-out hands over N equal answers (one body, shared): serialized once for all.
+            if let reused = lastSerialized, Self.serializeAlike(reused.response, response),
+                Self.sameFraming(reused.head, head)
+            {
+                output = reused.output
+            } else {
+                output = ResponseSerializer.serialize(
+                    response, method: head.method, keepAlive: head.keepAlive,
+                    announcesKeepAlive: head.minorVersion == 0)
+                serializedCount += 1
+                lastSerialized = (response, head, output)
+            }
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             refresh(connection)
         }
         return false
+    }
+
+    /// Whether `a` and `b` serialize to the same bytes: equal fields and the very same body
+    /// storage (a fan-out's shared body), so the check costs no comparison of body bytes.
+    static func serializeAlike(_ a: ServerResponse, _ b: ServerResponse) -> Bool {
+        guard a.status == b.status, a.framing == b.framing, a.fault == b.fault, a.body.count == b.body.count,
+            a.headers.count == b.headers.count
+        else { return false }
+        let sameBody = a.body.withUnsafeBufferPointer { x in
+            b.body.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress }
+        }
+        guard sameBody else { return false }
+        for (x, y) in zip(a.headers, b.headers) where x.name != y.name || x.value != y.value { return false }
+        return true
+    }
+
+    /// Whether two requests' heads frame an answer alike (method, keep-alive, HTTP version).
+    static func sameFraming(_ a: RequestHead, _ b: RequestHead) -> Bool {
+        a.method == b.method && a.keepAlive == b.keepAlive && (a.minorVersion == 0) == (b.minorVersion == 0)
     }
 
     /// Forgets `connection`'s pending answer (delivered, or the connection is closing).

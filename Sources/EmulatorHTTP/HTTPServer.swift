@@ -119,6 +119,12 @@ public final class HTTPServer: Sendable {
         package var parkedResponses: Int = 0
         /// Parked answers cancelled because their client went away or the server stopped.
         package var parkedResponsesCancelled: Int = 0
+        /// Answers from tasks or parked requests serialized: N equal answers in a row (a fan-out)
+        /// are serialized once. As of the last response sent.
+        package var deliveriesSerialized: Int = 0
+        /// Changes of the events a connection is registered for (`epoll_ctl` calls on Linux). As of
+        /// the last response sent.
+        package var interestChanges: Int = 0
         /// Connections answered `503` (or closed) because the connection limit was reached and
         /// none was idle.
         public var connectionsRefused: Int = 0

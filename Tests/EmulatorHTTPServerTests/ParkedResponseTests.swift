@@ -56,6 +56,35 @@ struct ParkedResponseTests {
         }
     }
 
+    /// Issue 34 §4: delivering one answer to N parked requests is one serialization and N
+    /// writes, and a connection going from held to answered to held again changes no poller
+    /// registration (two `epoll_ctl` calls per answer before).
+    @Test(arguments: [EventBackend.automatic, .poll])
+    func aFanOutIsSerializedOnceAndChangesNoRegistration(backend: EventBackend) async throws {
+        let handler = ParkingHandler()
+        var configuration = HTTPServer.Configuration()
+        configuration.eventBackend = backend
+        try await withServer(configuration, handler: handler) { server, port in
+            var clients: [RawClient] = []
+            for _ in 0..<10 {
+                let client = try await RawClient.connect(port: port)
+                try await client.send("GET /park HTTP/1.1\r\nHost: x\r\n\r\n")
+                clients.append(client)
+            }
+            #expect(await eventually { server.statistics.parkedResponses == 10 })
+            let answer = ServerResponse(status: 200, body: Array("the same for all".utf8))
+            for pending in handler.parked.withLock({ $0 }) { pending.succeed(answer) }
+            for client in clients { #expect(try await client.response().text == "the same for all") }
+            // One more exchange on a connection that was parked, so the counters are published.
+            try await clients[0].send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await clients[0].response().status == 204)
+            let statistics = server.statistics
+            #expect(statistics.deliveriesSerialized == 2)
+            #expect(statistics.interestChanges == 0)
+            for client in clients { await client.close() }
+        }
+    }
+
     @Test func anAnswerCompletedBeforeTheServerTookItIsStillSent() async throws {
         struct EagerHandler: ServerHandler {
             func handle(_ request: ServerRequest) async -> ServerResponse { await reply(to: request).response }

@@ -62,12 +62,21 @@ final class WaiterRegistry: Sendable {
     ) {
         let due: [Waiter] = state.withLock { state in
             state.heads[subscribeKey] = max(state.heads[subscribeKey] ?? 0, head)
-            let due = state.waiters.filter { entry in
-                entry.value.subscribeKey == subscribeKey && (channel.map(entry.value.query.matcher.accepts) ?? true)
+            var due: [Waiter] = []
+            var ids: [UInt64] = []
+            for (id, waiter) in state.waiters
+            where waiter.subscribeKey == subscribeKey && (channel.map(waiter.query.matcher.accepts) ?? true) {
+                ids.append(id)
+                due.append(waiter)
             }
-            for id in due.keys { state.waiters[id] = nil }
+            // A fan-out to everyone held: empty the table at once instead of entry by entry.
+            if ids.count == state.waiters.count {
+                state.waiters.removeAll(keepingCapacity: true)
+            } else {
+                for id in ids { state.waiters[id] = nil }
+            }
             Self.stopSweeperIfIdle(&state)
-            return Array(due.values)
+            return due
         }
         let answered = due.map { channel == nil ? [] : answer($0.query) }
         for (waiter, events) in zip(due, answered) { waiter.holder.wake(with: events) }
