@@ -33,6 +33,8 @@ final class Connection {
     var head: RequestHead?
     /// The handler's task while `phase == .handling`.
     var task: Task<Void, Never>?
+    /// The handler's pending answer while `phase == .handling`, once its task has ended parked.
+    var pending: PendingResponse?
 
     /// When the current phase's clock started: idle since, request started, last write progress,
     /// or lingering since (monotonic nanoseconds).

@@ -150,9 +150,14 @@ extension EventLoop {
         }
         let id = connection.id
         // On the server's own threads, so a busy cooperative pool cannot hold the answer back.
+        shared.withLock { $0.statistics.handlerTasksRunning += 1 }
         let task = detachedHandlerTask { [self] in
-            let response = await handler.handle(request)
-            deliver(response, to: id)
+            let reply = await handler.reply(to: request)
+            handlerTaskEnded()
+            switch reply {
+            case .response(let response): deliver(response, to: id)
+            case .pending(let pending): park(pending, for: id)
+            }
         }
         connection.task = task
         liveTasks[id] = task
@@ -198,7 +203,12 @@ extension EventLoop {
         connection.output = []
         connection.outputIndex = 0
         guard connection.phase == .writing else { return }
-        shared.withLock { $0.statistics.responsesSent += 1 }
+        let (serialized, interestChanges) = (serializedCount, interestChangeCount)
+        shared.withLock {
+            $0.statistics.responsesSent += 1
+            $0.statistics.deliveriesSerialized = serialized
+            $0.statistics.interestChanges = interestChanges
+        }
         if connection.closeAfterOutput {
             beginLingering(connection, now: now)
             return
@@ -257,6 +267,8 @@ extension EventLoop {
         connection.accountedBytes = 0
         if connection.isRefusal { refusals -= 1 }
         let task = connection.phase == .handling ? connection.task : nil
+        let pending = connection.phase == .handling ? connection.pending : nil
+        if pending != nil { unpark(connection) }
         // Counters first, then the close and the cancellation, so whoever sees the connection
         // end or the handler cancelled also sees the counts.
         let buffered = bufferedBytes
@@ -264,10 +276,13 @@ extension EventLoop {
             $0.statistics.openConnections -= 1
             $0.statistics.bufferedRequestBytes = buffered
             if task != nil { $0.statistics.handlersCancelled += 1 }
+            if pending != nil { $0.statistics.parkedResponsesCancelled += 1 }
         }
         poller.remove(connection.fd)
         close(connection.fd)
         task?.cancel()
+        // No task waits for a parked answer: its producer is told to stop waiting instead.
+        pending?.cancel()
         connection.task = nil
         connection.input = []
         connection.output = []

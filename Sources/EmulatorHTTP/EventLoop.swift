@@ -23,8 +23,15 @@ import PubNubBase
 /// finished (the loop marks itself finished under that lock before closing the pipe).
 final class EventLoop: @unchecked Sendable {
     struct Delivery {
+        enum Content {
+            /// The handler's answer, to write.
+            case response(ServerResponse)
+            /// The handler's task ended with a pending answer: the connection waits with no task.
+            case parked(PendingResponse)
+        }
+
         var connectionID: UInt64
-        var response: ServerResponse
+        var content: Content
     }
 
     struct Shared {
@@ -62,6 +69,15 @@ final class EventLoop: @unchecked Sendable {
     var listener: Int32
     var connections: [UInt64: Connection] = [:]
     var liveTasks: [UInt64: Task<Void, Never>] = [:]
+    /// Connections whose answer is parked (a ``PendingResponse`` with no task behind it).
+    var parkedCount = 0
+    /// The last answer from a task or a parked request, as serialized: kept for the next
+    /// delivery, which in a fan-out is the same answer for another connection.
+    var lastSerialized: (response: ServerResponse, head: RequestHead, output: ResponseSerializer.Output)?
+    /// Delivered answers serialized, and changes of a connection's registered events; published in
+    /// the statistics with each response sent (tests count them).
+    var serializedCount = 0
+    var interestChangeCount = 0
     var nextID: UInt64 = 16
     /// Request bytes buffered across all connections (each connection's `accountedBytes`).
     var bufferedBytes = 0
@@ -137,9 +153,34 @@ final class EventLoop: @unchecked Sendable {
     func deliver(_ response: ServerResponse, to connectionID: UInt64) {
         shared.withLock { shared in
             guard !shared.finished else { return }
-            shared.inbox.append(Delivery(connectionID: connectionID, response: response))
+            shared.inbox.append(Delivery(connectionID: connectionID, content: .response(response)))
             if shared.inbox.count == 1 { wake() }
         }
+    }
+
+    /// Hands the loop a handler's pending answer, then lets the answer through to `deliver` once
+    /// completed. The loop learns of the parking before of the answer (same inbox, in order), so it
+    /// can tell a closed connection's pending answer to stop waiting.
+    func park(_ pending: PendingResponse, for connectionID: UInt64) {
+        let accepted = shared.withLock { shared -> Bool in
+            guard !shared.finished else { return false }
+            shared.inbox.append(Delivery(connectionID: connectionID, content: .parked(pending)))
+            if shared.inbox.count == 1 { wake() }
+            return true
+        }
+        guard accepted else {
+            pending.cancel()
+            return
+        }
+        pending.bind { [weak self] response in
+            guard let response else { return }
+            self?.deliver(response, to: connectionID)
+        }
+    }
+
+    /// Counts a handler task's end (its closure returned), for ``HTTPServer/Statistics``.
+    func handlerTaskEnded() {
+        shared.withLock { $0.statistics.handlerTasksRunning -= 1 }
     }
 
     /// Asks the loop to stop and waits until it has closed everything; returns the handler tasks
@@ -215,7 +256,10 @@ final class EventLoop: @unchecked Sendable {
     func interest(of connection: Connection) -> Int16 {
         switch connection.phase {
         case .reading:
-            return connection.hasPendingOutput ? Int16(POLLIN | POLLOUT) : Int16(POLLIN)
+            // The hang-up bit as while handling: a connection going back and forth between the
+            // two (every held long-poll, every answer) then needs no `epoll_ctl` for it.
+            return connection.hasPendingOutput
+                ? Int16(POLLIN | POLLOUT) | Self.readHangUp : Int16(POLLIN) | Self.readHangUp
         case .handling:
             // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered
             // (on this connection, or across all of them).
@@ -235,6 +279,7 @@ final class EventLoop: @unchecked Sendable {
         account(connection)
         let wanted = interest(of: connection)
         if wanted != connection.registeredEvents {
+            interestChangeCount += 1
             poller.modify(connection.fd, token: connection.id, events: wanted)
             connection.registeredEvents = wanted
         }
@@ -273,20 +318,93 @@ final class EventLoop: @unchecked Sendable {
             shared.inbox.removeAll()
             return (taken, shared.stopRequested)
         }
-        if stop { return true }
+        if stop {
+            Self.cancelParked(in: deliveries)
+            return true
+        }
+        let parkedBefore = parkedCount
+        defer {
+            if parkedCount != parkedBefore {
+                let parked = parkedCount
+                shared.withLock { $0.statistics.parkedResponses = parked }
+            }
+        }
         for delivery in deliveries {
             liveTasks[delivery.connectionID] = nil
+            let response: ServerResponse
+            switch delivery.content {
+            case .parked(let pending):
+                guard let connection = connections[delivery.connectionID], connection.phase == .handling else {
+                    // The client left while the handler was still deciding to park.
+                    pending.cancel()
+                    continue
+                }
+                connection.task = nil
+                connection.pending = pending
+                parkedCount += 1
+                continue
+            case .response(let answer):
+                response = answer
+            }
             guard let connection = connections[delivery.connectionID], connection.phase == .handling,
                 let head = connection.head
             else { continue }
             connection.task = nil
-            let output = ResponseSerializer.serialize(
-                delivery.response, method: head.method, keepAlive: head.keepAlive,
-                announcesKeepAlive: head.minorVersion == 0)
+            if connection.pending != nil {
+                connection.pending = nil
+                parkedCount -= 1
+            }
+            let output: ResponseSerializer.Output
+            // A fan-out hands over N equal answers (one body, shared): serialized once for all.
+            if let reused = lastSerialized, Self.serializeAlike(reused.response, response),
+                Self.sameFraming(reused.head, head)
+            {
+                output = reused.output
+            } else {
+                output = ResponseSerializer.serialize(
+                    response, method: head.method, keepAlive: head.keepAlive,
+                    announcesKeepAlive: head.minorVersion == 0)
+                serializedCount += 1
+                lastSerialized = (response, head, output)
+            }
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             refresh(connection)
         }
         return false
+    }
+
+    /// Whether `a` and `b` serialize to the same bytes: equal fields and the very same body
+    /// storage (a fan-out's shared body), so the check costs no comparison of body bytes.
+    static func serializeAlike(_ a: ServerResponse, _ b: ServerResponse) -> Bool {
+        guard a.status == b.status, a.framing == b.framing, a.fault == b.fault, a.body.count == b.body.count,
+            a.headers.count == b.headers.count
+        else { return false }
+        let sameBody = a.body.withUnsafeBufferPointer { x in
+            b.body.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress }
+        }
+        guard sameBody else { return false }
+        for (x, y) in zip(a.headers, b.headers) where x.name != y.name || x.value != y.value { return false }
+        return true
+    }
+
+    /// Whether two requests' heads frame an answer alike (method, keep-alive, HTTP version).
+    static func sameFraming(_ a: RequestHead, _ b: RequestHead) -> Bool {
+        a.method == b.method && a.keepAlive == b.keepAlive && (a.minorVersion == 0) == (b.minorVersion == 0)
+    }
+
+    /// Forgets `connection`'s pending answer (delivered, or the connection is closing).
+    func unpark(_ connection: Connection) {
+        connection.pending = nil
+        parkedCount -= 1
+        let parked = parkedCount
+        shared.withLock { $0.statistics.parkedResponses = parked }
+    }
+
+    /// Tells the producers of pending answers that never reached a connection to stop waiting.
+    static func cancelParked(in deliveries: [Delivery]) {
+        for delivery in deliveries {
+            if case .parked(let pending) = delivery.content { pending.cancel() }
+        }
     }
 
     func finish() {
@@ -299,13 +417,15 @@ final class EventLoop: @unchecked Sendable {
         poller.remove(wakeRead)
         let tasks = Array(liveTasks.values)
         liveTasks.removeAll()
-        let waiters = shared.withLock { shared in
+        let (waiters, leftover) = shared.withLock { shared in
             shared.finished = true
+            let leftover = shared.inbox
             shared.inbox.removeAll()
             let waiters = shared.stopWaiters
             shared.stopWaiters.removeAll()
-            return waiters
+            return (waiters, leftover)
         }
+        Self.cancelParked(in: leftover)
         close(wakeRead)
         close(wakeWrite)
         for waiter in waiters { waiter.resume(returning: tasks) }

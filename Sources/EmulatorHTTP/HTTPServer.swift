@@ -7,7 +7,10 @@ import PubNubBase
 /// each complete request to a ``ServerHandler`` in a task of its own. A handler may take as long as
 /// it likes (long-polls hold requests for minutes); while it runs, the connection costs one file
 /// descriptor and a few hundred bytes, and no thread. If the client disconnects, or the server
-/// stops, the handler's task is cancelled.
+/// stops, the handler's task is cancelled. A handler can also park a request
+/// (``ServerHandler/reply(to:)`` returning a ``PendingResponse``): its task ends, and the answer is
+/// sent whenever the pending response is completed, or the pending response is cancelled when the
+/// client goes away.
 ///
 /// All socket I/O runs on one dedicated thread (not on Swift's cooperative pool) that waits in
 /// `poll(2)`, so no cooperative thread ever blocks on the network.
@@ -110,6 +113,18 @@ public final class HTTPServer: Sendable {
         public var requestsAnsweredImmediately: Int = 0
         /// Handler tasks cancelled because their client went away or the server stopped.
         public var handlersCancelled: Int = 0
+        /// Handler tasks started whose code has not returned yet: a parked request has none.
+        package var handlerTasksRunning: Int = 0
+        /// Requests whose answer is parked now (``ServerReply/pending(_:)``), waiting with no task.
+        package var parkedResponses: Int = 0
+        /// Parked answers cancelled because their client went away or the server stopped.
+        package var parkedResponsesCancelled: Int = 0
+        /// Answers from tasks or parked requests serialized: N equal answers in a row (a fan-out)
+        /// are serialized once. As of the last response sent.
+        package var deliveriesSerialized: Int = 0
+        /// Changes of the events a connection is registered for (`epoll_ctl` calls on Linux). As of
+        /// the last response sent.
+        package var interestChanges: Int = 0
         /// Connections answered `503` (or closed) because the connection limit was reached and
         /// none was idle.
         public var connectionsRefused: Int = 0

@@ -95,6 +95,17 @@ public protocol ServerHandler: Sendable {
     /// Produces the response to `request`.
     func handle(_ request: ServerRequest) async -> ServerResponse
 
+    /// Produces the reply to `request`: its response, or a ``PendingResponse`` that something
+    /// else completes later (a parked long-poll). The server calls this, not ``handle(_:)``; the
+    /// default answers with ``handle(_:)``.
+    ///
+    /// A pending reply ends the request's task while the connection stays open: no task waits
+    /// for the answer. When the client goes away first the server calls
+    /// ``PendingResponse/cancel()``, which is how the producer learns to stop waiting (there is no
+    /// task to cancel). A handler that implements this should implement ``handle(_:)`` as
+    /// `await reply(to: request).response`, so direct callers get the same answer.
+    func reply(to request: ServerRequest) async -> ServerReply
+
     /// The response to `request` when it can be produced at once, or `nil` to have ``handle(_:)``
     /// answer it in a task as usual. The default returns `nil`.
     ///
@@ -110,6 +121,9 @@ public protocol ServerHandler: Sendable {
 }
 
 extension ServerHandler {
+    /// Answers with ``handle(_:)``: nothing is parked.
+    public func reply(to request: ServerRequest) async -> ServerReply { .response(await handle(request)) }
+
     /// Answers nothing at once: every request goes to ``handle(_:)``.
     public func respondImmediately(to request: ServerRequest) -> ServerResponse? { nil }
 }

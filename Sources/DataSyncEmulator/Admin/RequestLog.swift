@@ -47,13 +47,17 @@ final class RequestLog: Sendable {
         excludedPrefixSlash = excludedPrefix + "/"
     }
 
-    /// Logs one answered request.
-    func record(_ request: ServerRequest, response: ServerResponse, receivedAt: Date, duration: Duration) {
+    /// Logs one answered request; `cancelled` says whether its client went away (by default,
+    /// whether the calling task is cancelled).
+    func record(
+        _ request: ServerRequest, response: ServerResponse, receivedAt: Date, duration: Duration,
+        cancelled: Bool? = nil
+    ) {
         let path = request.rawPath
         if path.hasPrefix(excludedPrefix) && (path == excludedPrefix || path.hasPrefix(excludedPrefixSlash)) {
             return
         }
-        let cancelled = Task.isCancelled
+        let cancelled = cancelled ?? Task.isCancelled
         journal.append { sequence in
             RequestLogEntry(
                 sequence: sequence, receivedAt: receivedAt, method: request.method,

@@ -73,16 +73,45 @@ public struct EmulatorRouter: ServerHandler {
         services.first { $0.claims(request) }
     }
 
-    /// Answers `request` from the service that claims it, or with a `404` when none does.
+    /// Answers `request` from the service that claims it, or with a `404` when none does; a
+    /// parked answer (a held long-poll) is awaited, and cancelling the calling task cancels it.
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        await reply(to: request).response
+    }
+
+    /// Answers `request` as ``handle(_:)`` does, except that a service that parks the request
+    /// (a held long-poll with nothing to send yet) makes this return a pending reply at once.
+    ///
+    /// Everything the router adds to an answer (CORS headers, the authorizer's rewrite, an
+    /// injected fault's change to the body, the request-log entry) is attached to a pending reply
+    /// as transforms, so the answer sent when it completes is the one ``handle(_:)`` would give.
+    public func reply(to request: ServerRequest) async -> ServerReply {
         let request = Self.originForm(request)
         guard let requestLog else { return await answer(request) }
         let receivedAt = Date()
         let clock = ContinuousClock()
         let start = clock.now
-        let response = await answer(request)
-        requestLog.record(request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
-        return response
+        let reply = await answer(request)
+        switch reply {
+        case .response(let response):
+            requestLog.record(
+                request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
+            return reply
+        case .pending(let pending):
+            // Logged when the answer is known: when it is completed, or as cancelled (with the
+            // 503 a held long-poll answered a cancelled task) when its client went away.
+            pending.map { response in
+                requestLog.record(
+                    request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
+                return response
+            }
+            pending.whenCancelled {
+                requestLog.record(
+                    request, response: ServerResponse(status: 503), receivedAt: receivedAt,
+                    duration: start.duration(to: clock.now), cancelled: true)
+            }
+            return reply
+        }
     }
 
     /// Answers `request` at once when nothing about it waits: no service claims it (`404`), the
@@ -142,9 +171,11 @@ public struct EmulatorRouter: ServerHandler {
         return routeImmediately(request).map { withCORS($0, for: request) }
     }
 
-    private func answer(_ request: ServerRequest) async -> ServerResponse {
-        if let own = ownAnswer(request) { return own }
-        return withCORS(await route(request), for: request)
+    private func answer(_ request: ServerRequest) async -> ServerReply {
+        if let own = ownAnswer(request) { return .response(own) }
+        let reply = await route(request)
+        guard let cors, cors.applies(to: request.rawPath) else { return reply }
+        return reply.map { cors.decorate($0) }
     }
 
     private func routeImmediately(_ request: ServerRequest) -> ServerResponse? {
@@ -169,9 +200,9 @@ public struct EmulatorRouter: ServerHandler {
         }
     }
 
-    private func route(_ request: ServerRequest) async -> ServerResponse {
+    private func route(_ request: ServerRequest) async -> ServerReply {
         guard let service = service(for: request) else {
-            return Self.notFoundResponse()
+            return .response(Self.notFoundResponse())
         }
         // Before the authorizer, as a failing balancer or network answers before the service
         // looks at credentials.
@@ -181,19 +212,19 @@ public struct EmulatorRouter: ServerHandler {
         return await serve(request, by: service)
     }
 
-    private func serve(_ request: ServerRequest, by service: any EmulatorService) async -> ServerResponse {
-        guard let authorizer else { return await service.respond(to: request) }
+    private func serve(_ request: ServerRequest, by service: any EmulatorService) async -> ServerReply {
+        guard let authorizer else { return await service.reply(to: request) }
         switch await authorizer.authorize(request) {
         case .allow:
-            return await service.respond(to: request)
+            return await service.reply(to: request)
         case .allowRewriting(let rewrite):
-            return await rewrite(await service.respond(to: request))
+            return await service.reply(to: request).mapAsync(rewrite)
         case .allowScoped(let scope, let rewrite):
-            let response = await service.respond(to: request, scope: scope)
-            guard let rewrite else { return response }
-            return await rewrite(response)
+            let reply = await service.reply(to: request, scope: scope)
+            guard let rewrite else { return reply }
+            return await reply.mapAsync(rewrite)
         case .deny(let response):
-            return response
+            return .response(response)
         }
     }
 }

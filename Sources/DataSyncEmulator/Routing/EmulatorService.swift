@@ -62,6 +62,20 @@ public protocol EmulatorService: Sendable {
     /// implement it.
     func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse
 
+    /// The reply to a request this service claimed: its answer, or a pending one when the service
+    /// parks the request (a long-poll with nothing to send yet: the request's task then ends and
+    /// the service completes the ``PendingResponse`` later, from whatever wakes it). The router
+    /// calls this; the default answers with ``respond(to:)``.
+    ///
+    /// A service that parks sets ``PendingResponse/onCancel(_:)`` to forget the request (the
+    /// client went away: there is no task to cancel), and implements ``respond(to:)`` as
+    /// `await reply(to: request).response`.
+    func reply(to request: ServerRequest) async -> ServerReply
+
+    /// ``reply(to:)`` for a requester limited to `scope`. The default answers with
+    /// ``respond(to:scope:)``.
+    func reply(to request: ServerRequest, scope: ListScope) async -> ServerReply
+
     /// ``respondImmediately(to:)`` for a requester limited to `scope`: the answer
     /// ``respond(to:scope:)`` would give when it can be given at once, or `nil`. The default
     /// ignores the scope, as ``respond(to:scope:)``'s does.
@@ -71,6 +85,14 @@ public protocol EmulatorService: Sendable {
 extension EmulatorService {
     /// Answers nothing at once: every request goes to ``respond(to:)``.
     public func respondImmediately(to request: ServerRequest) -> ServerResponse? { nil }
+
+    /// Answers with ``respond(to:)``: nothing is parked.
+    public func reply(to request: ServerRequest) async -> ServerReply { .response(await respond(to: request)) }
+
+    /// Answers with ``respond(to:scope:)``: nothing is parked.
+    public func reply(to request: ServerRequest, scope: ListScope) async -> ServerReply {
+        .response(await respond(to: request, scope: scope))
+    }
 
     /// Answers as ``respond(to:)``: the scope has nothing to narrow.
     public func respond(to request: ServerRequest, scope: ListScope) async -> ServerResponse {

@@ -288,33 +288,35 @@ final class FaultRegistry: Sendable {
 
     /// Answers a request through `action`; `normal` produces the real answer when it is needed.
     func apply(
-        _ action: FaultAction, family: FaultFamily, normal: () async -> ServerResponse
-    ) async -> ServerResponse {
+        _ action: FaultAction, family: FaultFamily, normal: () async -> ServerReply
+    ) async -> ServerReply {
         switch action {
         case .status(let status, let body, let retryAfter):
             let answer = Self.statusAnswer(status, body: body, family: family)
-            guard let retryAfter else { return answer }
+            guard let retryAfter else { return .response(answer) }
             var withRetry = answer
             withRetry.headers.append((name: "Retry-After", value: String(retryAfter)))
-            return withRetry
+            return .response(withRetry)
         case .malformed(let text):
             let body = Array((text ?? Self.defaultMalformedBody).utf8)
             let type = family == .dataSync ? "application/vnd.pubnub.objects+json" : "application/json"
-            return ServerResponse(status: 200, headers: [(name: "Content-Type", value: type)], body: body)
+            return .response(ServerResponse(status: 200, headers: [(name: "Content-Type", value: type)], body: body))
         case .delay(let duration):
             let waited = await held { (try? await clock.sleep(for: duration)) != nil }
             // When the client went away while waiting, nobody reads an answer.
-            guard waited else { return ServerResponse(status: 200).injecting(.dropConnection) }
+            guard waited else { return .response(ServerResponse(status: 200).injecting(.dropConnection)) }
             return await normal()
         case .reset:
-            return ServerResponse(status: 200).injecting(.dropConnection)
+            return .response(ServerResponse(status: 200).injecting(.dropConnection))
         case .truncate(let bytes):
-            let response = await normal()
-            let sent = min(bytes ?? response.body.count / 2, max(0, response.body.count - 1))
-            return response.injecting(.truncateBody(sentBytes: sent))
+            // Applied to the normal answer whenever it comes, a parked one included.
+            return await normal().map { response in
+                let sent = min(bytes ?? response.body.count / 2, max(0, response.body.count - 1))
+                return response.injecting(.truncateBody(sentBytes: sent))
+            }
         case .blackhole(let duration):
             await held { try? await clock.sleep(for: duration) }
-            return ServerResponse(status: 200).injecting(.dropConnection)
+            return .response(ServerResponse(status: 200).injecting(.dropConnection))
         }
     }
 

@@ -26,10 +26,21 @@ final class AnswerCache: Sendable {
     /// `{"t":{"t":"<tt>","r":<r>},"m":[…]}` with `"t"` first, as Swift's salvage logic expects.
     func body(timetoken: UInt64, events: [(BusEvent, String?)], region: Int) -> [UInt8] {
         guard let first = events.first else { return Self.encode(timetoken: timetoken, events: events, region: region) }
+        // Compared in place first: a hit (N - 1 of the N answers of a fan-out) builds no key.
+        let hit = last.withLock { last -> [UInt8]? in
+            guard let last, last.key.subscribeKey == first.0.subscribeKey, last.key.timetoken == timetoken,
+                last.key.region == region, last.key.events.count == events.count
+            else { return nil }
+            for (index, event) in events.enumerated()
+            where last.key.events[index] != event.0.timetoken || last.key.names[index] != event.1 {
+                return nil
+            }
+            return last.body
+        }
+        if let hit { return hit }
         let key = Key(
             subscribeKey: first.0.subscribeKey, timetoken: timetoken, region: region,
             events: events.map(\.0.timetoken), names: events.map(\.1))
-        if let hit = last.withLock({ $0?.key == key ? $0?.body : nil }) { return hit }
         let body = Self.encode(timetoken: timetoken, events: events, region: region)
         encodings.withLock { $0 += 1 }
         last.withLock { $0 = (key, body) }

@@ -18,7 +18,7 @@ struct PresenceService: EmulatorService {
     func respond(to request: ServerRequest) async -> ServerResponse {
         if let tooLong = PubSubWire.uriTooLong(request) { return tooLong }
         if let fault = faults.take(.presence) {
-            return await FaultPlan.apply(fault, clock: bus.clock) { await answer(request) }
+            return await FaultPlan.apply(fault, clock: bus.clock) { .response(await answer(request)) }.response
         }
         return await answer(request)
     }

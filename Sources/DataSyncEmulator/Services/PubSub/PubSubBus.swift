@@ -1,4 +1,5 @@
 public import JSONCore
+import PubNubBase
 
 /// An envelope the emulator itself publishes on the bus (not a client's publish): the entry point
 /// for other services, such as DataSync real-time events (`e: 5`) fed from the change feed.
@@ -72,6 +73,8 @@ actor PubSubBus {
     nonisolated let waiters = WaiterRegistry()
     /// The last subscribe answer encoded, shared by every long-poll a publish answers alike.
     nonisolated let answers = AnswerCache()
+    /// How many ``ParkedSubscribe`` objects exist (tests check that none outlives its answer).
+    nonisolated let parkedAlive = Locked(0)
     /// subscribe key → publish key.
     nonisolated let publishKeys: [String: String]
     /// `r` in every cursor and `p`.

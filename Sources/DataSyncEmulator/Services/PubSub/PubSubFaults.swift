@@ -80,43 +80,48 @@ final class FaultPlan: Sendable {
     }
 
     /// Answers `request` through `fault`; `normal` produces the real answer when the fault needs it.
+    /// A fault that changes the real answer changes a parked one too, when it is completed.
     static func apply(
-        _ fault: PubSubFault, clock: EmulatorClock, normal: () async -> ServerResponse
-    ) async -> ServerResponse {
+        _ fault: PubSubFault, clock: EmulatorClock, normal: () async -> ServerReply
+    ) async -> ServerReply {
         switch fault {
         case .delay(let duration):
             do {
                 try await clock.sleep(for: duration)
             } catch {
-                return PubSubWire.serviceError(503, "Service Unavailable", service: "Balancer")
+                return .response(PubSubWire.serviceError(503, "Service Unavailable", service: "Balancer"))
             }
             return await normal()
         case .resetBeforeBody:
-            return ServerResponse(status: 200).injecting(.dropConnection)
+            return .response(ServerResponse(status: 200).injecting(.dropConnection))
         case .resetDuringBody:
-            let response = await normal()
-            return response.injecting(.truncateBody(sentBytes: response.body.count / 2))
+            return await normal().map { $0.injecting(.truncateBody(sentBytes: $0.body.count / 2)) }
         case .status(let status):
-            return PubSubWire.serviceError(
-                status, status == 503 ? "Service Unavailable" : "Internal Server Error",
-                service: "Balancer")
+            return .response(
+                PubSubWire.serviceError(
+                    status, status == 503 ? "Service Unavailable" : "Internal Server Error",
+                    service: "Balancer"))
         case .forbidden:
-            return PubSubWire.json(
-                403,
-                [
-                    "message": "Forbidden", "payload": ["channels": [], "channel-groups": []], "error": true,
-                    "service": "Access Manager", "status": 403,
-                ])
+            return .response(
+                PubSubWire.json(
+                    403,
+                    [
+                        "message": "Forbidden", "payload": ["channels": [], "channel-groups": []], "error": true,
+                        "service": "Access Manager", "status": 403,
+                    ]))
         case .tooManyRequests(let seconds):
-            return PubSubWire.json(
-                429, ["status": 429, "message": "Too many requests.", "error": true, "service": "Balancer"],
-                headers: [(name: "Retry-After", value: String(max(0, seconds)))])
+            return .response(
+                PubSubWire.json(
+                    429, ["status": 429, "message": "Too many requests.", "error": true, "service": "Balancer"],
+                    headers: [(name: "Retry-After", value: String(max(0, seconds)))]))
         case .malformedJSON:
-            return PubSubWire.bytes(200, Array("<html>not json".utf8))
+            return .response(PubSubWire.bytes(200, Array("<html>not json".utf8)))
         case .truncatedJSON:
-            var response = await normal()
-            response.body = Array(response.body.prefix(response.body.count / 2))
-            return response
+            return await normal().map { response in
+                var response = response
+                response.body = Array(response.body.prefix(response.body.count / 2))
+                return response
+            }
         }
     }
 }

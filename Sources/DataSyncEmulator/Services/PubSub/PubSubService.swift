@@ -2,9 +2,9 @@ import EmulatorHTTP
 import JSONCore
 
 /// PubNub's publish/subscribe API: `/time/0`, publish (GET and POST), signal, fire, subscribe v2
-/// long-polls and channel groups. State lives on the ``PubSubBus`` actor; a held long-poll waits
-/// in the bus's ``WaiterRegistry`` and on the emulator clock, never on an actor, and gives up as
-/// soon as its task is cancelled (the client went away).
+/// long-polls and channel groups. State lives on the ``PubSubBus`` actor; a held long-poll is
+/// parked (``ParkedSubscribe``) in the bus's ``WaiterRegistry`` with no task of its own, and is
+/// forgotten as soon as its client goes away (the server cancels its pending answer).
 struct PubSubService: EmulatorService {
     let bus: PubSubBus
     let faults: FaultPlan
@@ -26,22 +26,33 @@ struct PubSubService: EmulatorService {
     }
 
     func respond(to request: ServerRequest) async -> ServerResponse {
+        await reply(to: request).response
+    }
+
+    /// A receive that finds nothing to send parks (``ParkedSubscribe``): its task ends and the
+    /// answer comes from the publish, or the deadline, that completes it.
+    func reply(to request: ServerRequest) async -> ServerReply {
         guard let route = route(of: request.rawPath) else {
-            return PubSubWire.serviceError(404, "Not Found", service: "Balancer")
+            return .response(PubSubWire.serviceError(404, "Not Found", service: "Balancer"))
         }
-        if let tooLong = PubSubWire.uriTooLong(request) { return tooLong }
+        if let tooLong = PubSubWire.uriTooLong(request) { return .response(tooLong) }
         if let fault = faults.take(route) {
             return await FaultPlan.apply(fault, clock: bus.clock) { await answer(request, route: route) }
         }
         return await answer(request, route: route)
     }
 
-    private func answer(_ request: ServerRequest, route: PubSubRoute) async -> ServerResponse {
+    /// Nothing to narrow in pub/sub answers: as ``reply(to:)``.
+    func reply(to request: ServerRequest, scope: ListScope) async -> ServerReply {
+        await reply(to: request)
+    }
+
+    private func answer(_ request: ServerRequest, route: PubSubRoute) async -> ServerReply {
         switch route {
-        case .time: return PubSubWire.bytes(200, Array("[\(await bus.timetoken(""))]".utf8))
-        case .publish, .signal: return await publish(request, signal: route == .signal)
+        case .time: return .response(PubSubWire.bytes(200, Array("[\(await bus.timetoken(""))]".utf8)))
+        case .publish, .signal: return .response(await publish(request, signal: route == .signal))
         case .subscribe: return await subscribe(request)
-        default: return await channelGroups(request)
+        default: return .response(await channelGroups(request))
         }
     }
 
@@ -144,31 +155,32 @@ struct PubSubService: EmulatorService {
 
     // MARK: Subscribe
 
-    private func subscribe(_ request: ServerRequest) async -> ServerResponse {
+    private func subscribe(_ request: ServerRequest) async -> ServerReply {
         // /v2/subscribe/{sub}/{channels}/0
         let raw = PubSubWire.rawSegments(request.rawPath)
         guard raw.count >= 4, let subscribeKey = PercentDecoding.decode(raw[2]) else {
-            return PubSubWire.serviceError(400, "Invalid Arguments", service: "Balancer")
+            return .response(PubSubWire.serviceError(400, "Invalid Arguments", service: "Balancer"))
         }
-        guard bus.knows(subscribeKey: subscribeKey) else { return PubSubWire.invalidSubscribeKey() }
+        guard bus.knows(subscribeKey: subscribeKey) else { return .response(PubSubWire.invalidSubscribeKey()) }
         let query = PubSubWire.query(request.rawQuery)
         let subscription = Subscription(channels: PubSubWire.names(raw[3]), groups: query.list("channel-group"))
         guard !subscription.channels.isEmpty || !subscription.groups.isEmpty else {
-            return PubSubWire.serviceError(400, "Invalid Arguments", service: "Balancer")
+            return .response(PubSubWire.serviceError(400, "Invalid Arguments", service: "Balancer"))
         }
         var filter: StreamFilter?
         if let expression = query["filter-expr"], !expression.isEmpty {
             do {
                 filter = try StreamFilter(parsing: expression)
             } catch {
-                return PubSubWire.serviceError(
-                    481, "Invalid filter expression: \(error.message) at \(error.offset)", service: "Subscribe")
+                return .response(
+                    PubSubWire.serviceError(
+                        481, "Invalid filter expression: \(error.message) at \(error.offset)", service: "Subscribe"))
             }
         }
         var state: JSONValue?
         if let text = query["state"], !text.isEmpty {
             guard let parsed = try? JSONValue(parsing: text), parsed.objectValue != nil else {
-                return PubSubWire.serviceError(400, "Invalid Arguments", service: "Presence")
+                return .response(PubSubWire.serviceError(400, "Invalid Arguments", service: "Presence"))
             }
             state = parsed
         }
@@ -177,36 +189,18 @@ struct PubSubService: EmulatorService {
                 subscribeKey: subscribeKey, uuid: uuid, channels: subscription.presenceTargets,
                 groups: subscription.presenceGroups, timeout: PubSubBus.heartbeat(query["heartbeat"]), state: state)
         {
-            return PubSubWire.serviceError(400, refusal.message, service: "Presence")
+            return .response(PubSubWire.serviceError(400, refusal.message, service: "Presence"))
         }
         let cursor = query["tt"].flatMap(UInt64.init) ?? 0
         if cursor == 0 {
-            return cursorReply(await bus.emptyCursor(subscribeKey: subscribeKey, after: 0), events: [])
+            let next = await bus.emptyCursor(subscribeKey: subscribeKey, after: 0)
+            return .response(ParkedSubscribe.cursorReply(next, events: [], bus: bus))
         }
-        let deadline = bus.clock.now.advanced(by: bus.configuration.longPollTimeout)
-        while true {
-            let (events, head, matcher) = await bus.collect(
-                subscribeKey: subscribeKey, after: cursor, subscription: subscription, filter: filter)
-            if let last = events.last {
-                return cursorReply(last.0.timetoken, events: events)
-            }
-            if Task.isCancelled { return PubSubWire.serviceError(503, "Service Unavailable", service: "Balancer") }
-            if bus.clock.now >= deadline {
-                return cursorReply(await bus.emptyCursor(subscribeKey: subscribeKey, after: cursor), events: [])
-            }
-            let delivered = await bus.waiters.wait(
-                subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock,
-                query: WaiterRegistry.Query(after: cursor, matcher: matcher, filter: filter))
-            // Woken by a publish with events found for us: answer without another turn on the bus.
-            if let last = delivered.last, !Task.isCancelled {
-                return cursorReply(last.0.timetoken, events: delivered)
-            }
-        }
-    }
-
-    /// `{"t":{"t":"<tt>","r":<r>},"m":[…]}` with `"t"` first, as Swift's salvage logic expects.
-    private func cursorReply(_ timetoken: UInt64, events: [(BusEvent, String?)]) -> ServerResponse {
-        PubSubWire.bytes(200, bus.answers.body(timetoken: timetoken, events: events, region: bus.region))
+        let held = ParkedSubscribe(
+            bus: bus, subscribeKey: subscribeKey, subscription: subscription, filter: filter, cursor: cursor,
+            deadline: bus.clock.now.advanced(by: bus.configuration.longPollTimeout))
+        if let response = await held.settle() { return .response(response) }
+        return held.parkedReply()
     }
 
     // MARK: Channel groups

@@ -87,8 +87,11 @@ package enum PubSubWire {
         return ServerResponse(status: status, headers: [contentType] + headers, body: body)
     }
 
+    /// The headers of a plain answer, one array shared by every answer (a fan-out makes N).
+    private static let contentTypeOnly = [contentType]
+
     static func bytes(_ status: Int, _ body: [UInt8]) -> ServerResponse {
-        ServerResponse(status: status, headers: [contentType], body: body)
+        ServerResponse(status: status, headers: contentTypeOnly, body: body)
     }
 
     /// `[1,"Sent","<tt>"]` or, for errors (status 400), `[0,"<text>","<tt>"]`.

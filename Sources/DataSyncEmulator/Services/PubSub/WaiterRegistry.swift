@@ -3,21 +3,18 @@ import PubNubBase
 
 /// Held subscribe long-polls waiting for their keyset's log to grow or their deadline to pass.
 ///
-/// A waiter registers the log head it last looked at; registration and the bus's "the head moved"
-/// both take one lock, so an event published between a waiter's look at the log and its
-/// registration still wakes it (it finds the head already past what it saw and returns at once).
-/// A wake is only a hint to look again: the woken long-poll re-reads the log on the bus actor.
-/// Cancellation (the client went away) resumes the waiter too, and its caller then gives up.
+/// A held long-poll is parked here, not suspended: an entry holding its query, its deadline and
+/// the ``HeldLongPoll`` to wake, while no task of its runs. Registration records the log head the
+/// long-poll last looked at; registration and the bus's "the head moved" both take one lock, so an
+/// event published between a long-poll's look at the log and its registration is not missed (the
+/// registration finds the head already past what it saw and declines, and the caller looks again).
 ///
 /// Deadlines are kept here rather than by a sleep per long-poll: one sweeper task sleeps on the
-/// emulator clock until the earliest deadline and resumes the waiters whose time has come. A held
-/// long-poll is then one suspended task and one entry in this table, where a task group with a
-/// waiting child and a sleeping child (and the clock's timer task behind the sleep) cost four
-/// tasks per subscriber.
+/// emulator clock until the earliest deadline and wakes the long-polls whose time has come.
 ///
-/// A wake by a published event carries the waiter's events, found by the bus in the turn that
+/// A wake by a published event carries the long-poll's events, found by the bus in the turn that
 /// logged the event (see ``advance(subscribeKey:head:channel:answer:)``); every other wake
-/// (deadline, cancellation, changed groups) carries none and the long-poll looks again itself.
+/// (deadline, changed groups) carries none and the long-poll looks again itself.
 final class WaiterRegistry: Sendable {
     /// What a held long-poll waits for: events after `after` that `matcher` and `filter` accept.
     struct Query: Sendable {
@@ -31,7 +28,7 @@ final class WaiterRegistry: Sendable {
     private struct Waiter {
         let subscribeKey: String
         let query: Query
-        let continuation: CheckedContinuation<Events, Never>
+        let holder: any HeldLongPoll
         /// Nanoseconds since 1970 on the emulator clock.
         let deadline: Int64
     }
@@ -40,12 +37,13 @@ final class WaiterRegistry: Sendable {
         var next: UInt64 = 0
         var heads: [String: UInt64] = [:]
         var waiters: [UInt64: Waiter] = [:]
-        var cancelledEarly: Set<UInt64> = []
         /// The sweeper running now, the deadline it sleeps until, and its generation (a sweeper
         /// replaced by one for an earlier deadline stops at its next look).
         var sweeper: Task<Void, Never>?
         var sweeperTarget: Int64?
         var sweeperGeneration: UInt64 = 0
+        /// Long-polls parked since the registry was made (tests count them).
+        var parked = 0
     }
 
     private let state = Locked(State())
@@ -53,63 +51,66 @@ final class WaiterRegistry: Sendable {
     /// How many long-polls are held right now.
     var count: Int { state.withLock { $0.waiters.count } }
 
-    /// Records that the log of `subscribeKey` now ends at `head`, and wakes the waiters of that
+    /// How many times a long-poll was parked here since the registry was made.
+    var parkedCount: Int { state.withLock { $0.parked } }
+
+    /// Records that the log of `subscribeKey` now ends at `head`, and wakes the long-polls of that
     /// keyset whose matcher accepts `channel` (all of them when `channel` is nil), each with what
-    /// `answer` finds for it (called outside the lock, once per woken waiter, before any resumes).
+    /// `answer` finds for it (called outside the lock, once per woken long-poll, before any wakes).
     func advance(
         subscribeKey: String, head: UInt64, channel: String?, answer: (Query) -> Events = { _ in [] }
     ) {
         let due: [Waiter] = state.withLock { state in
             state.heads[subscribeKey] = max(state.heads[subscribeKey] ?? 0, head)
-            let due = state.waiters.filter { entry in
-                entry.value.subscribeKey == subscribeKey && (channel.map(entry.value.query.matcher.accepts) ?? true)
+            var due: [Waiter] = []
+            var ids: [UInt64] = []
+            for (id, waiter) in state.waiters
+            where waiter.subscribeKey == subscribeKey && (channel.map(waiter.query.matcher.accepts) ?? true) {
+                ids.append(id)
+                due.append(waiter)
             }
-            for id in due.keys { state.waiters[id] = nil }
+            // A fan-out to everyone held: empty the table at once instead of entry by entry.
+            if ids.count == state.waiters.count {
+                state.waiters.removeAll(keepingCapacity: true)
+            } else {
+                for id in ids { state.waiters[id] = nil }
+            }
             Self.stopSweeperIfIdle(&state)
-            return Array(due.values)
+            return due
         }
         let answered = due.map { channel == nil ? [] : answer($0.query) }
-        for (waiter, events) in zip(due, answered) { waiter.continuation.resume(returning: events) }
+        for (waiter, events) in zip(due, answered) { waiter.holder.wake(with: events) }
     }
 
-    /// Suspends until the log of `subscribeKey` moves past `seen` with an event the query's
-    /// matcher accepts (or any change when woken without a channel), until `clock` reaches
-    /// `deadline`, or until the task is cancelled. Returns the query's events when a publish woke
-    /// it, and nothing otherwise (look again).
-    func wait(
+    /// Parks `holder` until the log of `subscribeKey` moves past `seen` with an event the query's
+    /// matcher accepts (or any change when woken without a channel), or until `clock` reaches
+    /// `deadline`; then calls its ``HeldLongPoll/wake(with:)`` once, with the query's events when a
+    /// publish woke it and none otherwise. Returns the entry's id (for ``remove(_:)``), or nil,
+    /// parking nothing, when the log already moved past `seen` or the deadline has passed: the
+    /// caller looks again.
+    func park(
         subscribeKey: String, seen: UInt64, until deadline: EmulatorClock.Instant, on clock: EmulatorClock,
-        query: Query
-    ) async -> Events {
-        let id = state.withLock { state in
+        query: Query, holder: any HeldLongPoll
+    ) -> UInt64? {
+        state.withLock { state in
+            if (state.heads[subscribeKey] ?? 0) > seen { return nil }
+            if clock.now >= deadline { return nil }
             state.next += 1
+            state.parked += 1
+            state.waiters[state.next] = Waiter(
+                subscribeKey: subscribeKey, query: query, holder: holder, deadline: deadline.nanosecondsSince1970)
+            if state.sweeperTarget.map({ deadline.nanosecondsSince1970 < $0 }) ?? true {
+                startSweeper(&state, clock: clock)
+            }
             return state.next
         }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Events, Never>) in
-                let immediate: Bool = state.withLock { state in
-                    if state.cancelledEarly.remove(id) != nil { return true }
-                    if (state.heads[subscribeKey] ?? 0) > seen { return true }
-                    if clock.now >= deadline { return true }
-                    state.waiters[id] = Waiter(
-                        subscribeKey: subscribeKey, query: query, continuation: continuation,
-                        deadline: deadline.nanosecondsSince1970)
-                    if state.sweeperTarget.map({ deadline.nanosecondsSince1970 < $0 }) ?? true {
-                        startSweeper(&state, clock: clock)
-                    }
-                    return false
-                }
-                if immediate { continuation.resume(returning: []) }
-            }
-        } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                if let waiter = state.waiters.removeValue(forKey: id) {
-                    Self.stopSweeperIfIdle(&state)
-                    return waiter
-                }
-                state.cancelledEarly.insert(id)
-                return nil
-            }
-            waiter?.continuation.resume(returning: [])
+    }
+
+    /// Forgets the long-poll parked as `id` (its client went away); it is not woken.
+    func remove(_ id: UInt64) {
+        state.withLock { state in
+            guard state.waiters.removeValue(forKey: id) != nil else { return }
+            Self.stopSweeperIfIdle(&state)
         }
     }
 
@@ -141,17 +142,17 @@ final class WaiterRegistry: Sendable {
         }
     }
 
-    /// Resumes the waiters whose deadline is at or before `now` and moves the sweeper's target to
+    /// Wakes the long-polls whose deadline is at or before `now` and moves the sweeper's target to
     /// the earliest one left.
     private func expire(generation: UInt64, now: Int64) {
-        let woken: [CheckedContinuation<Events, Never>] = state.withLock { state in
+        let woken: [any HeldLongPoll] = state.withLock { state in
             guard state.sweeperGeneration == generation else { return [] }
             let due = state.waiters.filter { $0.value.deadline <= now }
             for id in due.keys { state.waiters[id] = nil }
             state.sweeperTarget = Self.earliest(state.waiters)
-            return due.values.map(\.continuation)
+            return due.values.map(\.holder)
         }
-        for continuation in woken { continuation.resume(returning: []) }
+        for holder in woken { holder.wake(with: []) }
     }
 
     /// With nothing held, no sweeper sleeps: an idle emulator keeps no timer for long-polls.
@@ -166,4 +167,12 @@ final class WaiterRegistry: Sendable {
     private static func earliest(_ waiters: [UInt64: Waiter]) -> Int64? {
         waiters.values.lazy.map(\.deadline).min()
     }
+}
+
+/// A parked long-poll, as ``WaiterRegistry`` wakes it: once, from whichever thread published the
+/// event or reached the deadline, so `wake` must not block.
+protocol HeldLongPoll: AnyObject, Sendable {
+    /// The long-poll's time has come: `events` are its answer when a publish woke it; with none
+    /// (deadline, changed groups) it looks again.
+    func wake(with events: WaiterRegistry.Events)
 }

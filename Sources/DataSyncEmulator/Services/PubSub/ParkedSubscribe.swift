@@ -1,0 +1,99 @@
+import EmulatorHTTP
+import PubNubBase
+
+/// A subscribe receive held with no task: what it needs to answer (keyset, subscription, filter,
+/// cursor, deadline) and the ``PendingResponse`` its answer goes to.
+///
+/// It looks at the log once in the request's task (``settle()``); with nothing to send it parks
+/// in the bus's ``WaiterRegistry`` and the task ends. A publish it matches completes it at once,
+/// on the publishing thread, with the events the bus found for it and the body encoded once for
+/// every subscriber answered alike (``AnswerCache``). A wake with no events (its deadline, a
+/// changed channel group) runs a short task that looks again: answers, or parks again. When the
+/// client goes away the HTTP server cancels the pending answer, which removes the registry entry.
+final class ParkedSubscribe: HeldLongPoll {
+    let bus: PubSubBus
+    let subscribeKey: String
+    let subscription: Subscription
+    let filter: StreamFilter?
+    let cursor: UInt64
+    let deadline: EmulatorClock.Instant
+    let pending = PendingResponse()
+
+    /// The registry entry parked now (ids only grow: the newest is the live one), and whether
+    /// the client went away.
+    private let parking = Locked<(id: UInt64, cancelled: Bool)>((0, false))
+
+    init(
+        bus: PubSubBus, subscribeKey: String, subscription: Subscription, filter: StreamFilter?, cursor: UInt64,
+        deadline: EmulatorClock.Instant
+    ) {
+        self.bus = bus
+        self.subscribeKey = subscribeKey
+        self.subscription = subscription
+        self.filter = filter
+        self.cursor = cursor
+        self.deadline = deadline
+        bus.parkedAlive.withLock { $0 += 1 }
+    }
+
+    deinit { bus.parkedAlive.withLock { $0 -= 1 } }
+
+    /// The answer to give the server once ``settle()`` parked: from now on a cancellation (the
+    /// client went away) takes the long-poll out of the registry. Installed only when parked, so
+    /// a receive answered at once leaves no hook (the hook holds `self` strongly until the
+    /// pending answer is delivered or cancelled).
+    func parkedReply() -> ServerReply {
+        pending.onCancel { [self] in cancel() }
+        return .pending(pending)
+    }
+
+    /// Looks at the log until there is an answer or the long-poll is parked: returns the answer
+    /// (events, or an empty one past the deadline), or nil once parked (or cancelled).
+    func settle() async -> ServerResponse? {
+        while true {
+            let (events, head, matcher) = await bus.collect(
+                subscribeKey: subscribeKey, after: cursor, subscription: subscription, filter: filter)
+            if let last = events.last { return Self.cursorReply(last.0.timetoken, events: events, bus: bus) }
+            if bus.clock.now >= deadline {
+                let next = await bus.emptyCursor(subscribeKey: subscribeKey, after: cursor)
+                return Self.cursorReply(next, events: [], bus: bus)
+            }
+            if parking.withLock({ $0.cancelled }) { return nil }
+            let query = WaiterRegistry.Query(after: cursor, matcher: matcher, filter: filter)
+            guard
+                let id = bus.waiters.park(
+                    subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock, query: query, holder: self)
+            else { continue }
+            let cancelled = parking.withLock { parking -> Bool in
+                parking.id = max(parking.id, id)
+                return parking.cancelled
+            }
+            // Cancelled between the look and the registration: take the entry back out.
+            if cancelled { bus.waiters.remove(id) }
+            return nil
+        }
+    }
+
+    func wake(with events: WaiterRegistry.Events) {
+        if let last = events.last {
+            pending.succeed(Self.cursorReply(last.0.timetoken, events: events, bus: bus))
+            return
+        }
+        _ = detachedHandlerTask { [self] in
+            if let response = await settle() { pending.succeed(response) }
+        }
+    }
+
+    private func cancel() {
+        let id = parking.withLock { parking -> UInt64 in
+            parking.cancelled = true
+            return parking.id
+        }
+        if id != 0 { bus.waiters.remove(id) }
+    }
+
+    /// `{"t":{"t":"<tt>","r":<r>},"m":[…]}` with `"t"` first, as Swift's salvage logic expects.
+    static func cursorReply(_ timetoken: UInt64, events: [(BusEvent, String?)], bus: PubSubBus) -> ServerResponse {
+        PubSubWire.bytes(200, bus.answers.body(timetoken: timetoken, events: events, region: bus.region))
+    }
+}
