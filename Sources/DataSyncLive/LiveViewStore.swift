@@ -98,12 +98,18 @@ package struct LiveViewStore<Element: PubNubDataSyncObject>: Sendable {
     /// Holds `object` unless the view has a newer version of it; an inserted id still needs its
     /// place in `ids`.
     private mutating func keep(_ object: Element) -> Kept {
-        if let slot = objects.slot(of: object.id), let held = objects[slot: slot] {
-            guard PubNubLiveVersion.isNewer(object, than: held) else { return .older }
-            objects[slot: slot] = object
-            change.updated(object.id)
-            revision &+= 1
-            return .replaced
+        if let slot = objects.slot(of: object.id) {
+            // Compared where the held version lies, not copied out (see `withObject`).
+            let isNewer = objects.withObject(inSlot: slot) { held in
+                held.map { PubNubLiveVersion.isNewer(object, than: $0) }
+            }
+            if let isNewer {
+                guard isNewer else { return .older }
+                objects[slot: slot] = object
+                change.updated(object.id)
+                revision &+= 1
+                return .replaced
+            }
         }
         objects.insert(object, id: object.id)
         change.inserted(object.id)
@@ -243,17 +249,30 @@ package struct ViewObjects<Element: Sendable>: Sendable {
         get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
         set {
             let chunk = slot >> Self.chunkShift
-            let list = Self.address(of: chunks)
-            let entries = Self.address(of: chunks[chunk])
+            let before = addresses(ofChunk: chunk)
             chunks[chunk][slot & (Self.chunkSize - 1)] = newValue
             // A moved buffer is a copy made because a snapshot still shares the old one.
-            if Self.address(of: chunks) != list { copiedEntries += chunks.count }
-            if Self.address(of: chunks[chunk]) != entries { copiedEntries += chunks[chunk].count }
+            let after = addresses(ofChunk: chunk)
+            if after.list != before.list { copiedEntries += chunks.count }
+            if after.chunk != before.chunk { copiedEntries += chunks[chunk].count }
         }
     }
 
-    private static func address<T>(of array: [T]) -> UnsafeRawPointer? {
-        array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    /// Where the chunk list and chunk `chunk` keep their entries, read in place: taking the chunk
+    /// out as an array value (as `chunks[chunk]` does) would retain and release it around every
+    /// write.
+    private func addresses(ofChunk chunk: Int) -> (list: UnsafeRawPointer?, chunk: UnsafeRawPointer?) {
+        chunks.withUnsafeBufferPointer { list in
+            let entries = list[chunk].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            return (UnsafeRawPointer(list.baseAddress), entries)
+        }
+    }
+
+    /// Calls `body` with the object in `slot` (`nil` for a free slot) where it lies: reading a
+    /// field or two that way costs no copy of the whole element (an upsert compares versions on
+    /// every event, and copying a membership out retains each of its fields).
+    package func withObject<Result>(inSlot slot: Int, _ body: (Element?) -> Result) -> Result {
+        chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { body($0[slot & (Self.chunkSize - 1)]) }
     }
 
     /// Bytes the storage has allocated for its entries (capacity, not count; object headers and
@@ -317,37 +336,73 @@ package struct ViewObjects<Element: Sendable>: Sendable {
 /// state now with the state then.
 package struct ChangeAccumulator: Sendable {
     private var inserted: Set<String> = []
-    private var updated: Set<String> = []
+    /// The ids updated since the point, in the order they were, repeats included: the common
+    /// event (an update of a held object) then costs an append rather than a hash and a set
+    /// insert. Repeats, and ids that a later removal (or insertion) accounts for, are dropped when
+    /// ``change`` is read.
+    private var updatedLog: [String] = []
+    /// The length at which ``updatedLog`` is folded down to its distinct ids, so that a view whose
+    /// change nobody takes keeps at most about twice as many ids as it holds.
+    private var foldAt = 1024
     private var removed: Set<String> = []
 
     package init() {}
 
-    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && removed.isEmpty }
+    package var isEmpty: Bool { inserted.isEmpty && updatedLog.isEmpty && removed.isEmpty }
 
-    /// Empties the sets; a small set keeps its buckets, as the next snapshot's changes usually
-    /// number about the same, while a large one (a first read's) lets them go.
+    /// Empties the change; a small one keeps its storage, as the next snapshot's changes usually
+    /// number about the same, while a large one (a first read's) lets it go.
     package mutating func reset() {
         inserted.removeAll(keepingCapacity: inserted.count <= 1024)
-        updated.removeAll(keepingCapacity: updated.count <= 1024)
+        updatedLog.removeAll(keepingCapacity: updatedLog.count <= 1024)
         removed.removeAll(keepingCapacity: removed.count <= 1024)
+        foldAt = 1024
     }
 
     package mutating func inserted(_ id: String) {
-        if removed.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+        if removed.remove(id) != nil { logUpdate(id) } else { inserted.insert(id) }
     }
 
     package mutating func updated(_ id: String) {
-        if inserted.isEmpty || !inserted.contains(id) { updated.insert(id) }
+        if inserted.isEmpty || !inserted.contains(id) { logUpdate(id) }
     }
 
     package mutating func removed(_ id: String) {
         if inserted.remove(id) != nil { return }
-        updated.remove(id)
+        // Its updates stay in the log: ``change`` leaves out the ids it finds in `removed`.
         removed.insert(id)
     }
 
+    /// How many ids the update log holds, repeats included (tests hold it to its bound).
+    package var loggedUpdates: Int { updatedLog.count }
+
+    private mutating func logUpdate(_ id: String) {
+        updatedLog.append(id)
+        if updatedLog.count >= foldAt {
+            updatedLog = updatedIDs()
+            foldAt = max(1024, 2 * updatedLog.count)
+        }
+    }
+
+    /// The distinct updated ids, ascending, less those inserted or removed since the point.
+    ///
+    /// An id enters the log only while it is held and was held at the point; it can leave that
+    /// state only by a removal (which puts it in `removed`), and it comes back by an insertion that
+    /// logs it again. So an id belongs in `updated` exactly when it was logged and is in neither
+    /// set now, which is what the eager bookkeeping this replaces kept.
+    private func updatedIDs() -> [String] {
+        var ids: [String] = []
+        ids.reserveCapacity(updatedLog.count)
+        for id in updatedLog.sorted() where id != ids.last {
+            if !removed.isEmpty, removed.contains(id) { continue }
+            if !inserted.isEmpty, inserted.contains(id) { continue }
+            ids.append(id)
+        }
+        return ids
+    }
+
     package var change: PubNubLiveChange {
-        PubNubLiveChange(inserted: inserted.sorted(), updated: updated.sorted(), removed: removed.sorted())
+        PubNubLiveChange(inserted: inserted.sorted(), updated: updatedIDs(), removed: removed.sorted())
     }
 }
 

@@ -23,10 +23,17 @@ enum LiveViewBench {
             fflush(nil)
             exit(0)
         }
-        var rows = try mergeRows()
-        rows += try await endToEndRows()
+        // `DATASYNC_BENCH_LIVE_ONLY=merge` runs the rules-alone rows only (for a profiler: the
+        // emulator's work would bury them); `DATASYNC_BENCH_LIVE_BATCHES=100` picks their batch sizes.
+        let batches = environment[batchesVariable].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [100, 1]
+        var rows = try mergeRows(batches: batches.filter { $0 > 0 })
+        if environment[onlyVariable] != "merge" { rows += try await endToEndRows() }
         return rows
     }
+
+    static let onlyVariable = "DATASYNC_BENCH_LIVE_ONLY"
+    static let batchesVariable = "DATASYNC_BENCH_LIVE_BATCHES"
+    static let sideVariable = "DATASYNC_BENCH_LIVE_SIDE"
 
     static func memberships(_ count: Int) -> [PubNubDataSyncMembership] {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -52,16 +59,16 @@ enum LiveViewBench {
     /// The view's rules without I/O: a read of 10,000 memberships, then updates of random ones; a
     /// snapshot is taken every `batch` events (one per subscribe answer of that size, read by a
     /// reader as fast as they come), against the same updates written into a plain dictionary.
-    static func mergeRows() throws -> [BenchRow] {
+    static func mergeRows(batches: [Int] = [100, 1]) throws -> [BenchRow] {
         let base = memberships(size)
         var generator = SeededRandomNumberGenerator(seed: 3)
         let events = (1...100_000).map { step in update(base[Int.random(in: 0..<size, using: &generator)], step: step) }
         let definition = try LiveViewDefinition<PubNubDataSyncMembership>.memberships(of: "bench", channelSide: true)
         var rows: [BenchRow] = []
         var checksum = 0
-        for batch in [100, 1] {
+        for batch in batches {
             let count = batch == 1 ? 5_000 : events.count
-            let ours = Bench.throughput(operations: count, minimumTime: .milliseconds(300)) {
+            let applyEvents = {
                 var machine = LiveViewMachine<PubNubDataSyncMembership>(
                     options: PubNubLiveViewOptions(), projection: definition.projection,
                     interpret: definition.interpret)
@@ -78,7 +85,7 @@ enum LiveViewBench {
                 }
                 withExtendedLifetime(held) {}
             }
-            let plain = Bench.throughput(operations: count, minimumTime: .milliseconds(300)) {
+            let writeDictionary = {
                 var table = Dictionary(uniqueKeysWithValues: base.map { ($0.id, $0) })
                 for event in events.prefix(count) {
                     if case .membership(let membership)? = event.relationship?.object {
@@ -87,6 +94,15 @@ enum LiveViewBench {
                 }
                 checksum &+= table.count
             }
+            // `DATASYNC_BENCH_LIVE_SIDE=view` (or `dictionary`) runs that side alone, a fixed 5
+            // times, and no other row: a count of the work (`perf stat -e instructions`) compares
+            // two builds where a loaded machine makes their rates too noisy to.
+            if let side = ProcessInfo.processInfo.environment[sideVariable] {
+                for _ in 0..<5 { side == "dictionary" ? writeDictionary() : applyEvents() }
+                continue
+            }
+            let ours = Bench.throughput(operations: count, minimumTime: .milliseconds(300), applyEvents)
+            let plain = Bench.throughput(operations: count, minimumTime: .milliseconds(300), writeDictionary)
             rows.append(
                 BenchRow(
                     scenario:

@@ -111,4 +111,78 @@ struct ViewStorageTests {
         #expect(store.objects["a"]?.userId == "new")
         #expect(store.objects["b"]?.userId == "first")
     }
+
+    /// The change bookkeeping as it was kept before updates went to a log: three sets, each
+    /// operation folding into them at once. The log must report what this reports.
+    struct EagerChange {
+        var inserted: Set<String> = []
+        var updated: Set<String> = []
+        var removed: Set<String> = []
+
+        mutating func insert(_ id: String) {
+            if removed.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+        }
+
+        mutating func update(_ id: String) {
+            if !inserted.contains(id) { updated.insert(id) }
+        }
+
+        mutating func remove(_ id: String) {
+            if inserted.remove(id) != nil { return }
+            updated.remove(id)
+            removed.insert(id)
+        }
+
+        var change: PubNubLiveChange {
+            PubNubLiveChange(inserted: inserted.sorted(), updated: updated.sorted(), removed: removed.sorted())
+        }
+    }
+
+    @Test("the update log reports the same change as eager sets, over random inserts, updates and removals")
+    func changeLogMatchesEagerSets() {
+        var generator = SeededRandomNumberGenerator(seed: 11)
+        var accumulator = ChangeAccumulator()
+        var eager = EagerChange()
+        // Which of 40 ids are held; the accumulator is only told what a store would tell it.
+        var held = Set((0..<20).map { "i\($0)" })
+        var compared = 0
+        for step in 0..<20_000 {
+            let id = "i\(Int.random(in: 0..<40, using: &generator))"
+            if held.contains(id) {
+                if Int.random(in: 0..<3, using: &generator) == 0 {
+                    held.remove(id)
+                    accumulator.removed(id)
+                    eager.remove(id)
+                } else {
+                    accumulator.updated(id)
+                    eager.update(id)
+                }
+            } else {
+                held.insert(id)
+                accumulator.inserted(id)
+                eager.insert(id)
+            }
+            #expect(accumulator.isEmpty == eager.change.isEmpty)
+            if Int.random(in: 0..<(step < 10_000 ? 50 : 3_000), using: &generator) == 0 {
+                #expect(accumulator.change == eager.change, "step \(step)")
+                accumulator.reset()
+                eager = EagerChange()
+                compared += 1
+            }
+        }
+        #expect(accumulator.change == eager.change)
+        #expect(compared > 100)
+    }
+
+    @Test("updates nobody takes keep the log near the ids it names, however many there are")
+    func changeLogIsBounded() {
+        var accumulator = ChangeAccumulator()
+        for step in 0..<100_000 { accumulator.updated("u\(step % 300)") }
+        // Folding keeps it under twice the distinct ids plus the fold's floor.
+        #expect(accumulator.loggedUpdates <= 2 * 300 + 1_024, "logged: \(accumulator.loggedUpdates)")
+        #expect(accumulator.change.updated == (0..<300).map { "u\($0)" }.sorted())
+        for step in 0..<300 where step % 2 == 0 { accumulator.removed("u\(step)") }
+        #expect(accumulator.change.updated == (0..<300).filter { $0 % 2 == 1 }.map { "u\($0)" }.sorted())
+        #expect(accumulator.change.removed.count == 150)
+    }
 }
