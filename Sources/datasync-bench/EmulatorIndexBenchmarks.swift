@@ -115,12 +115,12 @@ enum EmulatorIndexBenchmarks {
                         + #""price":\#(round % 1000).5,"category":"hats"}}}"#
                     let put = try exchange(
                         fd,
-                        "PUT /v1/datasync/subkeys/bench/entities/p\(round % size) HTTP/1.1\r\nHost: b\r\n"
+                        "PUT /v1/datasync/subkeys/bench/entities/p\(round % size) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                             + "Content-Type: application/vnd.pubnub.objects.entity+json;version=1\r\n"
                             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
                     guard put.status == 200 else { throw BenchFailure(message: "PUT answered \(put.status)") }
                 }
-                let list = try exchange(fd, "GET \(target) HTTP/1.1\r\nHost: b\r\n\r\n")
+                let list = try exchange(fd, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 guard list.status == 200 else { throw BenchFailure(message: "GET answered \(list.status)") }
                 last =
                     (try? JSONValue(parsing: list.body))?["data"]?.arrayValue?
