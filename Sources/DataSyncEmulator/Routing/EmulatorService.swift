@@ -64,10 +64,10 @@ public protocol EmulatorService: Sendable {
 
     /// The reply to a request this service claimed: its answer, or a pending one when the service
     /// parks the request (a long-poll with nothing to send yet: the request's task then ends and
-    /// the service completes the ``PendingResponse`` later, from whatever wakes it). The router
+    /// the service completes the `PendingResponse` later, from whatever wakes it). The router
     /// calls this; the default answers with ``respond(to:)``.
     ///
-    /// A service that parks sets ``PendingResponse/onCancel(_:)`` to forget the request (the
+    /// A service that parks sets `PendingResponse.onCancel(_:)` to forget the request (the
     /// client went away: there is no task to cancel), and implements ``respond(to:)`` as
     /// `await reply(to: request).response`.
     func reply(to request: ServerRequest) async -> ServerReply
