@@ -256,62 +256,6 @@ final class SnapshotLog<Object: PubNubDataSyncObject>: Sendable {
     }
 }
 
-/// A value guarded by a lock, with waits for a condition on it.
-final class Waitable<Value: Sendable>: Sendable {
-    private struct Waiter {
-        let id: UInt64
-        let condition: @Sendable (Value) -> Bool
-        let continuation: CheckedContinuation<Bool, Never>
-    }
-
-    private struct State {
-        var value: Value
-        var waiters: [Waiter] = []
-        var nextID: UInt64 = 0
-    }
-
-    private let state: Locked<State>
-
-    init(_ value: Value) { state = Locked(State(value: value)) }
-
-    var value: Value { state.withLock { $0.value } }
-
-    func update(_ change: (inout Value) -> Void) {
-        let due: [CheckedContinuation<Bool, Never>] = state.withLock { state in
-            change(&state.value)
-            let value = state.value
-            let ready = state.waiters.filter { $0.condition(value) }
-            state.waiters.removeAll { $0.condition(value) }
-            return ready.map(\.continuation)
-        }
-        for continuation in due { continuation.resume(returning: true) }
-    }
-
-    func wait(until condition: @escaping @Sendable (Value) -> Bool) async -> Bool {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let answer: Bool? = state.withLock { state in
-                    if condition(state.value) { return true }
-                    if Task.isCancelled { return false }
-                    state.waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
-                    return nil
-                }
-                if let answer { continuation.resume(returning: answer) }
-            }
-        } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(returning: false)
-        }
-    }
-}
-
 /// Ignores the refusals a random sequence of writes runs into (a conflict, an object already
 /// removed): they are part of what it exercises.
 func attempt(_ write: () async throws -> Void) async {

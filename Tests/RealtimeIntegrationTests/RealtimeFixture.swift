@@ -18,21 +18,9 @@ enum Seen: Sendable, Equatable {
 /// what arrived satisfies a condition. A wait that is never satisfied ends with the test's time
 /// limit (its task is cancelled), and then reports `false`.
 final class Timeline: Sendable {
-    private struct Waiter {
-        let id: Int
-        let condition: @Sendable ([Seen]) -> Bool
-        let continuation: CheckedContinuation<Bool, Never>
-    }
+    private let seen = Waitable<[Seen]>([])
 
-    private struct State {
-        var items: [Seen] = []
-        var waiters: [Waiter] = []
-        var nextID = 0
-    }
-
-    private let state = Locked(State())
-
-    var items: [Seen] { state.withLock { $0.items } }
+    var items: [Seen] { seen.value }
     var events: [PubNubEvent] { Self.events(items) }
     var statuses: [PubNubStatus] { Self.statuses(items) }
     var messages: [PubNubMessage] { Self.messages(items) }
@@ -76,14 +64,7 @@ final class Timeline: Sendable {
     }
 
     func append(_ new: [Seen]) {
-        let ready: [CheckedContinuation<Bool, Never>] = state.withLock { state in
-            state.items += new
-            let items = state.items
-            let due = state.waiters.filter { $0.condition(items) }
-            state.waiters.removeAll { $0.condition(items) }
-            return due.map(\.continuation)
-        }
-        for continuation in ready { continuation.resume(returning: true) }
+        seen.update { $0 += new }
     }
 
     /// Listens to everything `pubnub` delivers.
@@ -95,27 +76,7 @@ final class Timeline: Sendable {
     /// Waits until `condition` holds for what arrived so far.
     @discardableResult
     func wait(until condition: @escaping @Sendable ([Seen]) -> Bool) async -> Bool {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let satisfied: Bool? = state.withLock { state -> Bool? in
-                    if condition(state.items) { return true }
-                    if Task.isCancelled { return false }
-                    state.waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
-                    return nil
-                }
-                if let satisfied { continuation.resume(returning: satisfied) }
-            }
-        } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(returning: false)
-        }
+        await seen.wait(until: condition)
     }
 
     /// Waits until `count` messages arrived.
