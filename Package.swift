@@ -123,8 +123,10 @@ let package = Package(
         // System and C shims
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "CEpoll"),
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // How CCurl and CCrypto open their library at run time and bind its functions.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
+        .target(name: "CCrypto", dependencies: ["CLibraryLoader"]),
 
         // Executables
         // DataSyncTestSupport and Transport only for its server role (ServerRole.swift), which mints tokens.
@@ -218,7 +220,10 @@ let package = Package(
             name: "EmulatorHTTPServerTests",
             dependencies: ["EmulatorHTTP", "DataSyncTestSupport", "JSONCore", "PubNubBase"]),
         .testTarget(
-            name: "TransportTests", dependencies: ["Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore"]),
+            name: "TransportTests",
+            dependencies: [
+                "Transport", "DataSyncTestSupport", "EmulatorHTTP", "JSONCore", "CLibraryLoader", "PubNubBase",
+            ]),
         .testTarget(
             name: "DataSyncIntegrationTests",
             dependencies: ["DataSync", "DataSyncEmulator", "DataSyncTestSupport", "Transport", "JSONCore"]),

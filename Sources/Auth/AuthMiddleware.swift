@@ -14,6 +14,9 @@ public import Transport
 ///   as is: there is never more than one refresh and one retry per request. Resending is safe
 ///   even for non-idempotent requests because the service refused the first one before acting.
 /// - Concurrent requests share one provider call (see ``TokenStore``).
+/// - With no token set, a provider that fails makes the call throw ``AuthError`` with
+///   ``AuthError/Code-swift.struct/tokenUnavailable``; otherwise errors are those of the rest of
+///   the chain.
 ///
 /// The SDK never signs requests and never holds a secret key: a client only sends the token
 /// your server gave it.
@@ -78,13 +81,6 @@ public struct AuthMiddleware: CallerIsolatedMiddleware {
     ///
     /// - Throws: ``AuthError`` with ``AuthError/Code-swift.struct/tokenUnavailable`` when no token
     ///   is set and the provider fails; otherwise whatever `next` throws.
-    public func intercept(
-        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await interceptOnCallersActor(request, next: next)
-    }
-
-    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
     package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {

@@ -2,10 +2,9 @@
 
 #if !defined(__APPLE__)
 
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
+
 #include <limits.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 // Opaque OpenSSL types: only pointers to them cross this file.
@@ -46,40 +45,13 @@ static struct {
     version_fn version;
 } crypto;
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded = 0;
-
 // EVP_*Update take an int length; larger inputs go through in slices of this size (a multiple
 // of the block size, so slicing changes nothing in the output).
 #define CCRYPTO_SLICE (1 << 30)
 #define CCRYPTO_BLOCK 16
 
-static void *symbol(void *library, const char *name, char *error, size_t error_length, int *missing) {
-    void *address = dlsym(library, name);
-    if (address == NULL && *missing == 0) {
-        *missing = 1;
-        snprintf(error, error_length, "libcrypto has no symbol %s (OpenSSL 1.1 or newer is required)", name);
-    }
-    return address;
-}
-
-int ccrypto_load(const char *path, char *error, size_t error_length) {
-    pthread_mutex_lock(&load_lock);
-    // Every call opens `path`, so a caller naming a missing library learns so even when another
-    // copy is bound already; the first library that loads completely is the one used.
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(error, error_length, "cannot load %s: %s", path, reason ? reason : "unknown error");
-        pthread_mutex_unlock(&load_lock);
-        return -1;
-    }
-    if (loaded) {
-        pthread_mutex_unlock(&load_lock);
-        return 0;
-    }
-    int missing = 0;
-#define CCRYPTO_BIND(field, type, name) crypto.field = (type)symbol(library, name, error, error_length, &missing)
+static int bind_crypto(clibrary_binder *binder) {
+#define CCRYPTO_BIND(field, type, name) crypto.field = (type)clibrary_symbol(binder, name)
     CCRYPTO_BIND(ctx_new, ctx_new_fn, "EVP_CIPHER_CTX_new");
     CCRYPTO_BIND(ctx_free, ctx_free_fn, "EVP_CIPHER_CTX_free");
     CCRYPTO_BIND(ctx_set_padding, ctx_set_padding_fn, "EVP_CIPHER_CTX_set_padding");
@@ -95,17 +67,17 @@ int ccrypto_load(const char *path, char *error, size_t error_length) {
     CCRYPTO_BIND(rand_bytes, rand_bytes_fn, "RAND_bytes");
 #undef CCRYPTO_BIND
     // Optional: only used to describe the library.
-    crypto.version = (version_fn)dlsym(library, "OpenSSL_version");
-    int status = -1;
-    if (!missing) {
-        loaded = 1;
-        status = 0;
-    } else {
-        memset(&crypto, 0, sizeof crypto);
-        dlclose(library);
-    }
-    pthread_mutex_unlock(&load_lock);
-    return status;
+    crypto.version = (version_fn)clibrary_optional_symbol(binder, "OpenSSL_version");
+    return 0;
+}
+
+static void unbind_crypto(void) { memset(&crypto, 0, sizeof crypto); }
+
+static clibrary_loader loader = CLIBRARY_LOADER_INITIALIZER(
+    "libcrypto", "OpenSSL 1.1 or newer is required", bind_crypto, unbind_crypto);
+
+int ccrypto_load(const char *path, char *error, size_t error_length) {
+    return clibrary_load(&loader, path, error, error_length);
 }
 
 const char *ccrypto_version(void) { return crypto.version ? crypto.version(0) : NULL; }
@@ -113,7 +85,7 @@ const char *ccrypto_version(void) { return crypto.version ? crypto.version(0) : 
 int ccrypto_aes_256_cbc(
     int encrypt, int padding, const uint8_t *key, const uint8_t *iv, const uint8_t *input, size_t input_length,
     uint8_t *output, size_t output_capacity, size_t *output_length) {
-    if (!loaded || key == NULL || iv == NULL || output == NULL || output_length == NULL) return -1;
+    if (!loader.loaded || key == NULL || iv == NULL || output == NULL || output_length == NULL) return -1;
     if (input_length > SIZE_MAX - CCRYPTO_BLOCK || output_capacity < input_length + CCRYPTO_BLOCK) return -1;
     if (input_length > 0 && input == NULL) return -1;
     ccrypto_evp_cipher_ctx *context = crypto.ctx_new();
@@ -145,7 +117,7 @@ done:
 }
 
 int ccrypto_sha256(const uint8_t *data, size_t length, uint8_t *digest) {
-    if (!loaded || digest == NULL || (length > 0 && data == NULL)) return -1;
+    if (!loader.loaded || digest == NULL || (length > 0 && data == NULL)) return -1;
     static const uint8_t empty = 0;
     unsigned int size = 0;
     if (crypto.digest(length > 0 ? data : &empty, length, digest, &size, crypto.sha256(), NULL) != 1) return -1;
@@ -153,7 +125,7 @@ int ccrypto_sha256(const uint8_t *data, size_t length, uint8_t *digest) {
 }
 
 int ccrypto_random_bytes(uint8_t *buffer, size_t length) {
-    if (!loaded || (length > 0 && buffer == NULL)) return -1;
+    if (!loader.loaded || (length > 0 && buffer == NULL)) return -1;
     size_t offset = 0;
     while (offset < length) {
         size_t remaining = length - offset;

@@ -1,8 +1,8 @@
 #include "CCurl.h"
 
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
+
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -66,35 +66,8 @@ static struct {
     multi_info_read_fn multi_info_read;
 } curl;
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded = 0;
-
-static void *symbol(void *library, const char *name, char *error, size_t error_length, int *missing) {
-    void *address = dlsym(library, name);
-    if (address == NULL && *missing == 0) {
-        *missing = 1;
-        snprintf(error, error_length, "libcurl has no symbol %s (libcurl 7.68 or newer is required)", name);
-    }
-    return address;
-}
-
-int ccurl_load(const char *path, char *error, size_t error_length) {
-    pthread_mutex_lock(&load_lock);
-    // Every call opens `path`, so a caller naming a missing library learns so even when another
-    // copy is bound already; the first library that loads completely is the one used.
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(error, error_length, "cannot load %s: %s", path, reason ? reason : "unknown error");
-        pthread_mutex_unlock(&load_lock);
-        return -1;
-    }
-    if (loaded) {
-        pthread_mutex_unlock(&load_lock);
-        return 0;
-    }
-    int missing = 0;
-#define CCURL_BIND(field, type, name) curl.field = (type)symbol(library, name, error, error_length, &missing)
+static int bind_curl(clibrary_binder *binder) {
+#define CCURL_BIND(field, type, name) curl.field = (type)clibrary_symbol(binder, name)
     CCURL_BIND(global_init, global_init_fn, "curl_global_init");
     CCURL_BIND(version, version_fn, "curl_version");
     CCURL_BIND(easy_init, easy_init_fn, "curl_easy_init");
@@ -117,21 +90,21 @@ int ccurl_load(const char *path, char *error, size_t error_length) {
     CCURL_BIND(multi_socket_action, multi_socket_action_fn, "curl_multi_socket_action");
     CCURL_BIND(multi_info_read, multi_info_read_fn, "curl_multi_info_read");
 #undef CCURL_BIND
-    int status = -1;
-    if (!missing) {
-        if (curl.global_init(CCURL_GLOBAL_ALL) != 0) {
-            snprintf(error, error_length, "curl_global_init failed");
-        } else {
-            loaded = 1;
-            status = 0;
-        }
+    if (binder->missing) return -1;
+    if (curl.global_init(CCURL_GLOBAL_ALL) != 0) {
+        snprintf(binder->error, binder->error_length, "curl_global_init failed");
+        return -1;
     }
-    if (status != 0) {
-        memset(&curl, 0, sizeof curl);
-        dlclose(library);
-    }
-    pthread_mutex_unlock(&load_lock);
-    return status;
+    return 0;
+}
+
+static void unbind_curl(void) { memset(&curl, 0, sizeof curl); }
+
+static clibrary_loader loader =
+    CLIBRARY_LOADER_INITIALIZER("libcurl", "libcurl 7.68 or newer is required", bind_curl, unbind_curl);
+
+int ccurl_load(const char *path, char *error, size_t error_length) {
+    return clibrary_load(&loader, path, error, error_length);
 }
 
 const char *ccurl_version(void) { return curl.version ? curl.version() : NULL; }

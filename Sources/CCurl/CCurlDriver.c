@@ -57,6 +57,17 @@ static long long monotonic_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
+
+// A driver with no timer wanted or armed; each platform's create adds its descriptors.
+static struct ccurl_driver *driver_alloc(ccurl_multi *multi) {
+    struct ccurl_driver *driver = calloc(1, sizeof(struct ccurl_driver));
+    if (driver == NULL) return NULL;
+    driver->multi = multi;
+    driver->timeout_ms = -1;
+    driver->wanted_ns = -1;
+    driver->armed_ns = -1;
+    return driver;
+}
 #endif
 
 #define CCURL_DRIVER_TIMER (-2)
@@ -151,12 +162,8 @@ static void arm_at(struct ccurl_driver *driver, long long deadline_ns) {
 }
 
 ccurl_driver *ccurl_driver_create(ccurl_multi *multi) {
-    struct ccurl_driver *driver = calloc(1, sizeof(struct ccurl_driver));
+    struct ccurl_driver *driver = driver_alloc(multi);
     if (driver == NULL) return NULL;
-    driver->multi = multi;
-    driver->timeout_ms = -1;
-    driver->wanted_ns = -1;
-    driver->armed_ns = -1;
     driver->queue = epoll_create1(EPOLL_CLOEXEC);
     driver->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     driver->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -242,12 +249,8 @@ static int wanted(struct ccurl_driver *driver, int socket) {
 }
 
 ccurl_driver *ccurl_driver_create(ccurl_multi *multi) {
-    struct ccurl_driver *driver = calloc(1, sizeof(struct ccurl_driver));
+    struct ccurl_driver *driver = driver_alloc(multi);
     if (driver == NULL) return NULL;
-    driver->multi = multi;
-    driver->timeout_ms = -1;
-    driver->wanted_ns = -1;
-    driver->armed_ns = -1;
     driver->queue = kqueue();
     if (driver->queue < 0) {
         int saved = errno;

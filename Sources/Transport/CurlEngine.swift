@@ -79,34 +79,43 @@ struct CurlHeaderLines {
     }
 }
 
-private func curlWriteBody(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+/// What the body and header callbacks share: the transfer behind `user` and the `size × count`
+/// bytes at `data`, handed to `receive`, which returns whether to go on. Returns what libcurl
+/// expects back: the byte count to go on, anything else (0) to stop the transfer.
+private func curlReceive(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?,
+    _ receive: (CurlTransfer, UnsafeBufferPointer<UInt8>) -> Bool
 ) -> Int {
     guard let user else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
     let length = size * count
     guard let data, length > 0 else { return length }
-    if transfer.responseBody.count + length > transfer.maximumBytes {
-        transfer.exceededLimit = true
-        return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+    let goOn = UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        receive(transfer, UnsafeBufferPointer(start: bytes, count: length))
     }
-    UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+    return goOn ? length : 0
+}
+
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
+    curlReceive(data, size, count, user) { transfer, bytes in
+        if transfer.responseBody.count + bytes.count > transfer.maximumBytes {
+            transfer.exceededLimit = true
+            return false  // makes libcurl stop with CURLE_WRITE_ERROR
+        }
+        transfer.responseBody.append(contentsOf: bytes)
+        return true
     }
-    return length
 }
 
 private func curlWriteHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let user else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-    let length = size * count
-    guard let data, length > 0 else { return length }
-    UnsafeRawPointer(data).withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        transfer.responseHeaders.receive(UnsafeBufferPointer(start: bytes, count: length))
+    curlReceive(data, size, count, user) { transfer, bytes in
+        transfer.responseHeaders.receive(bytes)
+        return true
     }
-    return length
 }
 
 /// Runs libcurl's multi interface with `curl_multi_socket_action`, driven by whichever thread

@@ -69,12 +69,23 @@ public protocol HTTPMiddleware: Sendable {
 /// A middleware of the SDK's own whose chain runs on the caller's actor: ``MiddlewareClient``
 /// calls ``interceptOnCallersActor(_:next:)`` instead of
 /// ``HTTPMiddleware/intercept(_:next:)``, so the request goes on to the next link without a hop
-/// to the global executor. Its `intercept` must behave the same (it forwards to it).
+/// to the global executor. A conforming type implements only `interceptOnCallersActor`; its
+/// public `intercept` is the one below, so the two paths cannot drift apart.
 package protocol CallerIsolatedMiddleware: HTTPMiddleware {
     /// Handles `request` on the caller's actor, calling `next` (also on the caller's actor).
     func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse
+}
+
+extension CallerIsolatedMiddleware {
+    /// Handles `request` as the middleware's type describes, calling `next` to pass it on: what
+    /// a chain of your own calls.
+    public func intercept(
+        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await interceptOnCallersActor(request, next: next)
+    }
 }
 
 /// An ``HTTPClient`` that runs a chain of middlewares in front of another client. The first

@@ -115,13 +115,6 @@ public struct LoggingMiddleware: CallerIsolatedMiddleware {
     }
 
     /// Logs the request, passes it on, and logs the response or the failure.
-    public func intercept(
-        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await interceptOnCallersActor(request, next: next)
-    }
-
-    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
     package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {

@@ -50,13 +50,6 @@ public struct RetryMiddleware: CallerIsolatedMiddleware {
     }
 
     /// Sends the request, resending it while the policy allows.
-    public func intercept(
-        _ request: HTTPRequest, next: @concurrent @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await interceptOnCallersActor(request, next: next)
-    }
-
-    /// The same as ``intercept(_:next:)``, on the caller's actor (the SDK's own chains call this).
     package func interceptOnCallersActor(
         _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {

@@ -16,43 +16,35 @@ enum CryptoBenchmarks {
         var rows: [BenchRow] = []
 
         // Baseline: one EVP (or CommonCrypto) call into a buffer allocated once.
-        let rawEncrypt = try Bench.throughput {
-            let written = try plaintext.withUnsafeBytes { input in
-                try output.withUnsafeMutableBytes { buffer in
-                    try CryptoPrimitives.aes256CBC(encrypting: true, key: key, iv: iv, input: input, output: buffer)
+        func rawThroughput(encrypting: Bool, iv: [UInt8], input: [UInt8], writes expected: Int) throws -> Double {
+            try Bench.throughput {
+                let written = try input.withUnsafeBytes { input in
+                    try output.withUnsafeMutableBytes { buffer in
+                        try CryptoPrimitives.aes256CBC(
+                            encrypting: encrypting, key: key, iv: iv, input: input, output: buffer)
+                    }
                 }
+                precondition(written == expected)
             }
-            precondition(written == size + CryptoPrimitives.blockSize)
         }
-        let encrypt = try Bench.throughput { _ = try module.encrypt(plaintext) }
-        rows.append(
+        func againstRaw(_ scenario: String, ours: Double, raw: Double) -> BenchRow {
             BenchRow(
-                scenario: "encrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: encrypt * megabytes,
-                baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
+                scenario: scenario, unit: "MB/s", ours: ours * megabytes, baselineName: "raw AES-256-CBC primitive",
+                baseline: raw * megabytes)
+        }
 
+        let rawEncrypt = try rawThroughput(
+            encrypting: true, iv: iv, input: plaintext, writes: size + CryptoPrimitives.blockSize)
+        let encrypt = try Bench.throughput { _ = try module.encrypt(plaintext) }
+        rows.append(againstRaw("encrypt 1 MiB, AES-CBC cryptor (ACRH module)", ours: encrypt, raw: rawEncrypt))
         let legacyEncrypt = try Bench.throughput { _ = try legacy.encrypt(plaintext) }
-        rows.append(
-            BenchRow(
-                scenario: "encrypt 1 MiB, legacy cryptor (random IV)", unit: "MB/s", ours: legacyEncrypt * megabytes,
-                baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
+        rows.append(againstRaw("encrypt 1 MiB, legacy cryptor (random IV)", ours: legacyEncrypt, raw: rawEncrypt))
 
         let sealed = try module.encrypt(plaintext)
-        let ciphertext = Array(sealed[26...])
-        let sealedIV = Array(sealed[10..<26])
-        let rawDecrypt = try Bench.throughput {
-            let written = try ciphertext.withUnsafeBytes { input in
-                try output.withUnsafeMutableBytes { buffer in
-                    try CryptoPrimitives.aes256CBC(
-                        encrypting: false, key: key, iv: sealedIV, input: input, output: buffer)
-                }
-            }
-            precondition(written == size)
-        }
+        let rawDecrypt = try rawThroughput(
+            encrypting: false, iv: Array(sealed[10..<26]), input: Array(sealed[26...]), writes: size)
         let decrypt = try Bench.throughput { _ = try module.decrypt(sealed) }
-        rows.append(
-            BenchRow(
-                scenario: "decrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: decrypt * megabytes,
-                baselineName: "raw AES-256-CBC primitive", baseline: rawDecrypt * megabytes))
+        rows.append(againstRaw("decrypt 1 MiB, AES-CBC cryptor (ACRH module)", ours: decrypt, raw: rawDecrypt))
 
         let wire = try module.encryptBase64(plaintext)
         let roundTrip = try Bench.throughput { _ = try module.decryptBase64(module.encryptBase64(plaintext)) }

@@ -271,7 +271,11 @@ enum CurlRoundTripBench {
         ]
     }
 
-    private static func sdkLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Usage) {
+    /// Warms up, then times `calls` getUser calls on the caller's isolation: none from a detached
+    /// task, the main actor from ``mainActorLoop(_:userID:)``.
+    private static func sdkLoop(
+        _ pubnub: PubNub, userID: String, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> (Double, Usage) {
         for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
         let before = usage()
         let start = ContinuousClock.now
@@ -286,11 +290,7 @@ enum CurlRoundTripBench {
 
     @MainActor
     private static func mainActorLoop(_ pubnub: PubNub, userID: String) async throws -> (Double, Usage) {
-        for _ in 0..<20 { _ = try await pubnub.dataSync.getUser(id: userID) }
-        let before = usage()
-        let start = ContinuousClock.now
-        for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID) }
-        return (seconds(since: start), usage() - before)
+        try await sdkLoop(pubnub, userID: userID)
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
