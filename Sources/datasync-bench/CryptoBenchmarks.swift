@@ -5,7 +5,8 @@ import PubNubCrypto
 /// top of the platform's AES-256-CBC alone, on the same 1 MiB buffer.
 enum CryptoBenchmarks {
     static func run() async throws -> [BenchRow] {
-        let size = 1 << 20
+        let size = Bench.scale(1 << 20, smoke: 1 << 14)
+        let label = size >= 1 << 20 ? "\(size >> 20) MiB" : "\(size >> 10) KiB"
         let megabytes = Double(size) / 1_000_000
         let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
         let module = try CryptoModule.aesCbcCryptoModule(cipherKey: "benchmark key")
@@ -27,13 +28,13 @@ enum CryptoBenchmarks {
         let encrypt = try Bench.throughput { _ = try module.encrypt(plaintext) }
         rows.append(
             BenchRow(
-                scenario: "encrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: encrypt * megabytes,
+                scenario: "encrypt \(label), AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: encrypt * megabytes,
                 baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
 
         let legacyEncrypt = try Bench.throughput { _ = try legacy.encrypt(plaintext) }
         rows.append(
             BenchRow(
-                scenario: "encrypt 1 MiB, legacy cryptor (random IV)", unit: "MB/s", ours: legacyEncrypt * megabytes,
+                scenario: "encrypt \(label), legacy cryptor (random IV)", unit: "MB/s", ours: legacyEncrypt * megabytes,
                 baselineName: "raw AES-256-CBC primitive", baseline: rawEncrypt * megabytes))
 
         let sealed = try module.encrypt(plaintext)
@@ -51,14 +52,15 @@ enum CryptoBenchmarks {
         let decrypt = try Bench.throughput { _ = try module.decrypt(sealed) }
         rows.append(
             BenchRow(
-                scenario: "decrypt 1 MiB, AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: decrypt * megabytes,
+                scenario: "decrypt \(label), AES-CBC cryptor (ACRH module)", unit: "MB/s", ours: decrypt * megabytes,
                 baselineName: "raw AES-256-CBC primitive", baseline: rawDecrypt * megabytes))
 
         let wire = try module.encryptBase64(plaintext)
         let roundTrip = try Bench.throughput { _ = try module.decryptBase64(module.encryptBase64(plaintext)) }
         rows.append(
             BenchRow(
-                scenario: "base64 wire round trip 1 MiB (encrypt+decrypt)", unit: "MB/s", ours: roundTrip * megabytes,
+                scenario: "base64 wire round trip \(label) (encrypt+decrypt)", unit: "MB/s",
+                ours: roundTrip * megabytes,
                 baselineName: "raw encrypt+decrypt", baseline: 1 / (1 / rawEncrypt + 1 / rawDecrypt) * megabytes))
         let decoded = try module.decryptBase64(wire)
         precondition(decoded == plaintext)
@@ -68,11 +70,11 @@ enum CryptoBenchmarks {
         let text = Base64.encode(sealed)
         rows.append(
             Bench.compare(
-                "base64 encode 1 MiB", unit: "MB/s", scale: megabytes, ours: { _ = Base64.encode(sealed) },
+                "base64 encode \(label)", unit: "MB/s", scale: megabytes, ours: { _ = Base64.encode(sealed) },
                 baselineName: "Foundation base64EncodedString", baseline: { _ = data.base64EncodedString() }))
         rows.append(
             Bench.compare(
-                "base64 decode 1 MiB (strict)", unit: "MB/s", scale: megabytes, ours: { _ = Base64.decode(text) },
+                "base64 decode \(label) (strict)", unit: "MB/s", scale: megabytes, ours: { _ = Base64.decode(text) },
                 baselineName: "Foundation Data(base64Encoded:)", baseline: { _ = Data(base64Encoded: text) }))
         return rows
     }
