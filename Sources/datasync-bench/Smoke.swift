@@ -1,3 +1,4 @@
+import DataSyncTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -84,6 +85,8 @@ enum Smoke {
                 guard !finished else { return }
                 FileHandle.standardError.write(
                     Data("datasync-bench --smoke: FAILED: group \(group) still running after \(Int(seconds)) s\n".utf8))
+                // `exit` runs no `defer`: the emulators the group started would outlive the run.
+                Smoke.children.killAll()
                 exit(1)
             }.start()
         }
@@ -93,6 +96,29 @@ enum Smoke {
             done = true
             condition.signal()
             condition.unlock()
+        }
+    }
+}
+
+extension Smoke {
+    /// Children that would outlive this process if it ended without their owner's cleanup (an
+    /// emulator behind `/bin/sh -c exec`): the watchdog kills them before it ends a hung run.
+    /// The fan-out server ends by itself when its parent does, and the other children finish
+    /// on their own.
+    static let children = Children()
+
+    final class Children: @unchecked Sendable {
+        // @unchecked Sendable: `started` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var started: [ChildProcess] = []
+
+        func add(_ child: ChildProcess) {
+            lock.withLock { started.append(child) }
+        }
+
+        /// `SIGKILL` to each child still running (``ChildProcess/send(_:)`` skips those that ended).
+        func killAll() {
+            for child in lock.withLock({ started }) { child.send(SIGKILL) }
         }
     }
 }
