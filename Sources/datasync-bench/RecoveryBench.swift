@@ -69,8 +69,8 @@ enum RecoveryBench {
             Fault(name: "blackhole, 7 s", steps: [(.blackhole, .seconds(7))]),
             Fault(name: "stalled answers, 6 s", steps: [(.stall, .seconds(6))]),
         ],
-        // Smoke mode: every fault, shorter. A blackhole or a stall stays above the 2 s heartbeat,
-        // so one heartbeat is sent into it and fails, which is how the client notices.
+        // Smoke mode: every fault, shorter. A blackhole or a stall still lasts longer than the
+        // 2 s heartbeat interval, so a heartbeat goes out into it as in a full run.
         smoke: [
             Fault(name: "truncated answers, 1 s", steps: [(.truncate, .seconds(1))]),
             Fault(
