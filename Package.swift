@@ -335,6 +335,8 @@ let package = Package(
                 "datasync-cli", "DataSyncEmulator", "DataSync", "JSONCore", "DataSyncTestSupport", "ArgumentParsing",
                 "BuildInfo", "Transport",
             ]),
+        // The row check of `datasync-bench --smoke` (CI's smoke run of every bench group).
+        .testTarget(name: "BenchSmokeTests", dependencies: ["datasync-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,7 +26,7 @@ enum AuthBenchmarks {
 
     static func run() async throws -> [BenchRow] {
         var rows: [BenchRow] = []
-        let batch = 1000
+        let batch = Bench.scale(1000, smoke: 20)
 
         // Baseline: Foundation only turning the same text into bytes (after the alphabet mapping).
         let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

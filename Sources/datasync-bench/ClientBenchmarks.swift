@@ -104,8 +104,9 @@ enum ClientBenchmarks {
         let engine = PubNub(configuration: configuration).dataSync.engine
         let custom = PubNub.RequestConfiguration()
         var bytes = 0
-        let build = try Bench.throughput(operations: 1000) {
-            for index in 0..<1000 {
+        let batch = Bench.scale(1000, smoke: 20)
+        let build = try Bench.throughput(operations: batch) {
+            for index in 0..<batch {
                 var data: [String: JSONValue] = [
                     "id": .string("user-\(index)"), "entityClassVersion": 1, "status": "active",
                 ]
@@ -120,8 +121,8 @@ enum ClientBenchmarks {
         let bodyPayload = CreateBody.Payload(
             firstName: "Amelia", lastName: "Acharya", email: "amelia.acharya@acme.test", department: "Engineering",
             isActive: true)
-        let encode = try Bench.throughput(operations: 1000) {
-            for index in 0..<1000 {
+        let encode = try Bench.throughput(operations: batch) {
+            for index in 0..<batch {
                 let body = CreateBody(
                     data: .init(id: "user-\(index)", entityClassVersion: 1, status: "active", payload: bodyPayload))
                 bytes &+= try encoder.encode(body).count
@@ -132,8 +133,9 @@ enum ClientBenchmarks {
                 scenario: "build + encode a createUser HTTP request", unit: "requests/s", ours: build,
                 baselineName: "JSONEncoder of the body only", baseline: encode))
 
-        let roundTrip = try await Bench.throughputAsync(operations: 200) {
-            for index in 0..<200 {
+        let calls = Bench.scale(200, smoke: 10)
+        let roundTrip = try await Bench.throughputAsync(operations: calls) {
+            for index in 0..<calls {
                 let user = try await api.createUser(
                     classVersion: 1, id: "user-\(index)", status: "active", payload: payload)
                 bytes &+= user.id.count

@@ -7,7 +7,9 @@ import JSONCore
 /// emulator's `respond(to:)`, no sockets): creates, gets and a filtered, sorted list over
 /// 100,000 objects, and resident memory per 100,000 objects.
 enum EmulatorBenchmarks {
-    static let objectCount = 100_000
+    static let objectCount = Bench.scale(100_000, smoke: 300)
+    /// "100k" in the rows' names (the smoke size is printed as it is).
+    static let countLabel = objectCount >= 1000 ? "\(objectCount / 1000)k" : "\(objectCount)"
 
     static func run() async throws -> [BenchRow] {
         let classes: JSONValue = [
@@ -39,18 +41,19 @@ enum EmulatorBenchmarks {
         let elapsed = start.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var rows = [
-            BenchRow(scenario: "emulator create (100k objects)", unit: "req/s", ours: Double(objectCount) / seconds)
+            BenchRow(
+                scenario: "emulator create (\(countLabel) objects)", unit: "req/s", ours: Double(objectCount) / seconds)
         ]
         if let before = residentBefore, let after = Bench.residentBytes() {
             rows.append(
                 BenchRow(
-                    scenario: "emulator resident memory per 100k objects", unit: "MB",
+                    scenario: "emulator resident memory per \(countLabel) objects", unit: "MB",
                     ours: Double(after - before) / 1e6,
                     higherIsBetter: false))
         }
 
         var index = 0
-        let getsPerRound = 5_000
+        let getsPerRound = Bench.scale(5_000, smoke: 20)
         let getRate = try await Bench.throughputAsync(operations: getsPerRound) {
             for _ in 0..<getsPerRound {
                 index = (index &+ 7_919) % objectCount
@@ -61,13 +64,13 @@ enum EmulatorBenchmarks {
                 }
             }
         }
-        rows.append(BenchRow(scenario: "emulator get, 100k objects", unit: "req/s", ours: getRate))
+        rows.append(BenchRow(scenario: "emulator get, \(countLabel) objects", unit: "req/s", ours: getRate))
 
         let lists: [(String, String)] = [
-            ("emulator list default order (id) limit=100, 100k objects", "limit=100"),
-            ("emulator list sort=price:desc limit=20, 100k objects", "sort=price:desc&limit=20"),
+            ("emulator list default order (id) limit=100, \(countLabel) objects", "limit=100"),
+            ("emulator list sort=price:desc limit=20, \(countLabel) objects", "sort=price:desc&limit=20"),
             (
-                "emulator list filter_fast category+price, sort=price:desc limit=20, 100k objects",
+                "emulator list filter_fast category+price, sort=price:desc limit=20, \(countLabel) objects",
                 // category == "hats" && price < 500
                 "filter_fast=category%20%3D%3D%20%22hats%22%20%26%26%20price%20%3C%20500&sort=price:desc&limit=20"
             ),
@@ -76,7 +79,8 @@ enum EmulatorBenchmarks {
             let target = "/v1/datasync/subkeys/bench/entities?entity_class=Product&" + query
             let probe = await emulator.respond(to: ServerRequest(method: "GET", target: target))
             guard probe.status == 200 else {
-                print("skipped \(name): answered \(probe.status) \(String(decoding: probe.body, as: UTF8.self))")
+                try Smoke.notice(
+                    "skipped \(name): answered \(probe.status) \(String(decoding: probe.body, as: UTF8.self))")
                 continue
             }
             let rate = try await Bench.throughputAsync(operations: 5, minimumTime: .seconds(2)) {
@@ -111,7 +115,8 @@ enum EmulatorBenchmarks {
         }
         rows.append(
             BenchRow(
-                scenario: "emulator write + list sort=price:desc (no snapshot: one heap pass), 100k objects (CPU time)",
+                scenario:
+                    "emulator write + list sort=price:desc (no snapshot: one heap pass), \(countLabel) objects (CPU time)",
                 unit: "ms/pair", ours: (processCPUSeconds() - cpuStart) / 10 * 1000, higherIsBetter: false))
         return rows
     }

@@ -25,6 +25,7 @@ enum EmulatorChild {
         let child = try ChildProcess(
             executable: "/bin/sh",
             arguments: ["-c", "exec \"$0\" --host 127.0.0.1 --port \"$1\" > /dev/null 2>&1", binary, "\(port)"])
+        Smoke.children.add(child)
         do {
             var attempts = 0
             while true {

@@ -7,7 +7,7 @@ import JSONCore
 /// objects, each against the same emulator loaded the same way with its property indexes off
 /// (the full scan they replace), in the same run (issue 22, point 4).
 enum EmulatorIndexBenchmarks {
-    static let sizes = [1_000, 10_000, 100_000]
+    static let sizes = Bench.scale([1_000, 10_000, 100_000], smoke: [300])
 
     static let classes: JSONValue = [
         "entityClasses": [
@@ -65,9 +65,13 @@ enum EmulatorIndexBenchmarks {
                 }
                 // Both emulators hold the same objects: the read-only answers must agree.
                 let agree = scenario.writeFirst || oursBody == baselineBody ? "" : " (ANSWERS DIFFER)"
+                if !agree.isEmpty, Smoke.isOn {
+                    throw BenchFailure(message: "emulator-index: \(scenario.name), \(size) objects: the answers differ")
+                }
+                let count = size >= 1000 ? "\(size / 1000)k" : "\(size)"
                 rows.append(
                     BenchRow(
-                        scenario: "emulator over HTTP: \(scenario.name), \(size / 1000)k objects\(agree)",
+                        scenario: "emulator over HTTP: \(scenario.name), \(count) objects\(agree)",
                         unit: scenario.writeFirst ? "ms/(write+list)" : "ms/req", ours: ours,
                         baselineName: "same, property indexes off (full scan)", baseline: baseline,
                         higherIsBetter: false))
@@ -105,7 +109,7 @@ enum EmulatorIndexBenchmarks {
         defer { close(fd) }
         var round = 0
         var last = ""
-        let batch = size >= 100_000 ? 4 : (size >= 10_000 ? 20 : 100)
+        let batch = Bench.scale(size >= 100_000 ? 4 : (size >= 10_000 ? 20 : 100), smoke: 3)
         let rate = try Bench.throughput(operations: batch, minimumTime: .milliseconds(600)) {
             for _ in 0..<batch {
                 if writeFirst {

@@ -34,7 +34,7 @@ enum FanoutBench {
     static func run() async throws -> [BenchRow] {
         let sizes =
             ProcessInfo.processInfo.environment["FANOUT_BENCH_SIZES"]?.split(separator: ",").compactMap { Int($0) }
-            ?? [1000, 10_000]
+            ?? Bench.scale([1000, 10_000], smoke: [20])
         let largest = sizes.max() ?? 0
         guard raiseOwnDescriptorLimit(to: UInt64(largest + 256)) else {
             throw BenchFailure(message: "fanout: cannot open \(largest + 256) descriptors (ulimit -n)")
@@ -52,7 +52,7 @@ enum FanoutBench {
         }
         var rows: [BenchRow] = []
         for size in sizes {
-            let rounds = size >= 10_000 ? 4 : 10
+            let rounds = Bench.scale(size >= 10_000 ? 4 : 10, smoke: 2)
             let figures = try await measure(size: size, rounds: rounds, port: port, child: child)
             let goal = size >= 10_000 ? 50.0 : 5.0
             rows.append(

@@ -61,6 +61,7 @@ enum FilterBenchmarks {
             return []
         }
         var rows: [BenchRow] = []
+        let batch = Bench.scale(1000, smoke: 20)
         for (label, expression) in [("3 conditions", threeConditions), ("10 conditions", tenConditions)] {
             guard validator.validate(expression, tier: .filterFast).isEmpty else {
                 throw BenchFailure(message: "benchmark expression does not validate: \(expression)")
@@ -68,22 +69,22 @@ enum FilterBenchmarks {
             let json = try jsonForm(of: parser.parse(expression).root)
             var problems = 0
             var trees = 0
-            let fusedRate = Bench.throughput(operations: 1000) {
-                for _ in 0..<1000 {
+            let fusedRate = Bench.throughput(operations: batch) {
+                for _ in 0..<batch {
                     let checked = validator.parseAndValidate(expression, tier: .filterFast)
                     problems &+= checked.problems.count
                     if checked.parsed != nil { trees &+= 1 }
                 }
             }
-            let separateRate = try Bench.throughput(operations: 1000) {
-                for _ in 0..<1000 {
+            let separateRate = try Bench.throughput(operations: batch) {
+                for _ in 0..<batch {
                     let parsed = try parser.parse(expression)
                     problems &+= validator.validate(parsed, tier: .filterFast).count
                 }
             }
             var nodes = 0
-            let baselineRate = try Bench.throughput(operations: 1000) {
-                for _ in 0..<1000 {
+            let baselineRate = try Bench.throughput(operations: batch) {
+                for _ in 0..<batch {
                     let tree = try JSONSerialization.jsonObject(with: json)
                     if tree is [String: Any] { nodes &+= 1 }
                 }
@@ -100,7 +101,7 @@ enum FilterBenchmarks {
                     baseline: baselineRate))
         }
 
-        let objects = makeObjects(count: 100_000)
+        let objects = makeObjects(count: Bench.scale(100_000, smoke: 300))
         let evaluator = try FilterEvaluator(parsing: threeConditions)
         var matched = 0
         let evaluationRate = Bench.throughput(operations: objects.count) {
@@ -117,7 +118,8 @@ enum FilterBenchmarks {
         }
         rows.append(
             BenchRow(
-                scenario: "filter evaluate 3 conditions over 100,000 objects", unit: "objects/s", ours: evaluationRate,
+                scenario: "filter evaluate 3 conditions over \(objects.count.formatted()) objects", unit: "objects/s",
+                ours: evaluationRate,
                 baselineName: "hand-written Swift (lowercased+contains)", baseline: handRate))
         return rows
     }

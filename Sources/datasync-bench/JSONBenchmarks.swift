@@ -53,7 +53,7 @@ enum JSONBenchmarks {
 
     static func run() async throws -> [BenchRow] {
         var rows: [BenchRow] = []
-        for (label, size) in [("1 MB", 1_000_000), ("10 KB", 10_000)] {
+        for (label, size) in Bench.scale([("1 MB", 1_000_000), ("10 KB", 10_000)], smoke: [("10 KB", 10_000)]) {
             let document = makeDocument(targetBytes: size)
             let bytes = try document.jsonBytes()
             let data = Data(bytes)

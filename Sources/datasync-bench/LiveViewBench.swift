@@ -13,7 +13,9 @@ import Transport
 /// end to end through the emulator, the subscribe loop and a reader taking every snapshot it can),
 /// how fast it reads itself, and the memory each object costs.
 enum LiveViewBench {
-    static let size = 10_000
+    static let size = Bench.scale(10_000, smoke: 100)
+    /// "10,000" in the rows' names.
+    static let sizeLabel = size.formatted()
 
     static func run() async throws -> [BenchRow] {
         let environment = ProcessInfo.processInfo.environment
@@ -62,12 +64,14 @@ enum LiveViewBench {
     static func mergeRows(batches: [Int] = [100, 1]) throws -> [BenchRow] {
         let base = memberships(size)
         var generator = SeededRandomNumberGenerator(seed: 3)
-        let events = (1...100_000).map { step in update(base[Int.random(in: 0..<size, using: &generator)], step: step) }
+        let events = (1...Bench.scale(100_000, smoke: 500)).map { step in
+            update(base[Int.random(in: 0..<size, using: &generator)], step: step)
+        }
         let definition = try LiveViewDefinition<PubNubDataSyncMembership>.memberships(of: "bench", channelSide: true)
         var rows: [BenchRow] = []
         var checksum = 0
         for batch in batches {
-            let count = batch == 1 ? 5_000 : events.count
+            let count = batch == 1 ? Bench.scale(5_000, smoke: 100) : events.count
             let applyEvents = {
                 var machine = LiveViewMachine<PubNubDataSyncMembership>(
                     options: PubNubLiveViewOptions(), projection: definition.projection,
@@ -106,7 +110,7 @@ enum LiveViewBench {
             rows.append(
                 BenchRow(
                     scenario:
-                        "live: events applied to a 10,000-membership view, a snapshot every \(batch) event(s) (rules alone)",
+                        "live: events applied to a \(sizeLabel)-membership view, a snapshot every \(batch) event(s) (rules alone)",
                     unit: "events/s", ours: ours, baselineName: "the same updates into a [id: membership]",
                     baseline: plain))
         }
@@ -265,7 +269,8 @@ enum LiveViewBench {
         guard let view = measure("view"), let array = measure("array") else { return [] }
         return [
             BenchRow(
-                scenario: "live: memory per object of a 10,000-membership view (RSS delta of a fresh reader process)",
+                scenario:
+                    "live: memory per object of a \(sizeLabel)-membership view (RSS delta of a fresh reader process)",
                 unit: "bytes", ours: view.raw, baselineName: "the same read held in an array", baseline: array.raw,
                 higherIsBetter: false),
             BenchRow(
@@ -281,6 +286,7 @@ enum LiveViewBench {
         let (emulator, pubnub) = try await fixture()
         defer { Task { await emulator.stop() } }
         let memory = memoryRows(port: await emulator.baseURL?.port ?? 0)
+        if memory.isEmpty, Smoke.isOn { throw BenchFailure(message: "live: a memory probe child process failed") }
         let clock = ContinuousClock()
         let plainStarted = clock.now
         _ = try await plainRead(pubnub)
@@ -291,12 +297,13 @@ enum LiveViewBench {
         let readSeconds = seconds(started.duration(to: clock.now))
         var rows = [
             BenchRow(
-                scenario: "live: first read of a 10,000-membership view (100 pages, curl, loopback)", unit: "objects/s",
+                scenario: "live: first read of a \(sizeLabel)-membership view (\(size / 100) pages, curl, loopback)",
+                unit: "objects/s",
                 ours: Double(size) / readSeconds, baselineName: "the same pages into an array (dataSync.memberships)",
                 baseline: Double(size) / plainSeconds)
         ]
 
-        let updates = 5_000
+        let updates = Bench.scale(5_000, smoke: 50)
         var generator = SeededRandomNumberGenerator(seed: 9)
         let headers = [(name: "Content-Type", value: "application/json-patch+json")]
         var lastETag = ""
@@ -323,7 +330,8 @@ enum LiveViewBench {
         rows.append(
             BenchRow(
                 scenario:
-                    "live: 5,000 membership updates reaching a 10,000-membership view (emulator → subscribe → view, curl)",
+                    "live: \(updates.formatted()) membership updates reaching a \(sizeLabel)-membership view "
+                    + "(emulator → subscribe → view, curl)",
                 unit: "events/s", ours: Double(updates) / viewSeconds,
                 baselineName: "the writes alone (in-process PATCH)", baseline: Double(updates) / writeSeconds))
         reader.cancel()

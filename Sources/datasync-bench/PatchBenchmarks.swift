@@ -7,18 +7,19 @@ import JSONPatch
 /// documents that differ in a few leaves.
 enum PatchBenchmarks {
     static func run() async throws -> [BenchRow] {
-        let document = makeDocument(items: 4_200)
+        let document = makeDocument(items: Bench.scale(4_200, smoke: 40))
         let size = try document.jsonBytes().count
         print(String(format: "  document: %.2f MB, %d items", Double(size) / 1_000_000, itemCount(document)))
-        var rows = try applyRows(document)
-        rows += try diffRows(document, size: size)
+        let label = size >= 500_000 ? "1 MB" : "\(size / 1000) KB"
+        var rows = try applyRows(document, label: label)
+        rows += try diffRows(document, size: size, label: label)
         return rows
     }
 
     // MARK: - Apply
 
-    private static func applyRows(_ document: JSONValue) throws -> [BenchRow] {
-        let operations = makeOperations(items: itemCount(document), count: 10_000)
+    private static func applyRows(_ document: JSONValue, label: String) throws -> [BenchRow] {
+        let operations = makeOperations(items: itemCount(document), count: Bench.scale(10_000, smoke: 100))
         // The patch leaves the document's shape as it found it, so it can be applied round after round.
         var working = document
         try working.apply(operations)
@@ -42,10 +43,12 @@ enum PatchBenchmarks {
         }
         return [
             BenchRow(
-                scenario: "apply 10,000 ops to a 1 MB document in place", unit: "ops/s", ours: inPlace,
+                scenario: "apply \(operations.count.formatted()) ops to a \(label) document in place", unit: "ops/s",
+                ours: inPlace,
                 baselineName: "new document per op", baseline: perOperationCopy),
             BenchRow(
-                scenario: "apply 10,000 ops to a shared 1 MB document", unit: "ops/s", ours: copyOnce,
+                scenario: "apply \(operations.count.formatted()) ops to a shared \(label) document", unit: "ops/s",
+                ours: copyOnce,
                 baselineName: "new document per op", baseline: perOperationCopy),
         ]
     }
@@ -84,7 +87,7 @@ enum PatchBenchmarks {
 
     // MARK: - Diff
 
-    private static func diffRows(_ document: JSONValue, size: Int) throws -> [BenchRow] {
+    private static func diffRows(_ document: JSONValue, size: Int, label: String) throws -> [BenchRow] {
         let changed = changeLeaves(of: document, percent: 1)
         let operations = Patch.diff(from: document, to: changed)
         guard try Patch.apply(operations, to: document) == changed else {
@@ -103,7 +106,7 @@ enum PatchBenchmarks {
         }
         return [
             BenchRow(
-                scenario: "diff two 1 MB documents, 1% of leaves changed", unit: "MB/s", ours: diff * megabytes,
+                scenario: "diff two \(label) documents, 1% of leaves changed", unit: "MB/s", ours: diff * megabytes,
                 baselineName: "deep equality of equal docs", baseline: compare * megabytes)
         ]
     }

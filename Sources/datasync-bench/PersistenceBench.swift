@@ -8,14 +8,16 @@ import JSONCore
 /// `stateFileWrites = .rewriteWholeFile`, so both are measured on the same machine and run).
 /// Both fsync every write; the files go to the system's temporary directory.
 enum PersistenceBench {
-    static let sizes = [1_000, 10_000, 100_000]
+    static let sizes = Bench.scale([1_000, 10_000, 100_000], smoke: [100])
 
     static func run() async throws -> [BenchRow] {
         var rows: [BenchRow] = []
         for size in sizes {
-            let journal = try await measure(objects: size, writes: .journal, count: 300)
-            let rewrite = try await measure(objects: size, writes: .rewriteWholeFile, count: size >= 100_000 ? 10 : 60)
-            let memory = try await measure(objects: size, writes: nil, count: 300)
+            let writes = Bench.scale(300, smoke: 10)
+            let rewrites = Bench.scale(size >= 100_000 ? 10 : 60, smoke: 5)
+            let journal = try await measure(objects: size, writes: .journal, count: writes)
+            let rewrite = try await measure(objects: size, writes: .rewriteWholeFile, count: rewrites)
+            let memory = try await measure(objects: size, writes: nil, count: writes)
             let label = size.formatted()
             rows.append(
                 BenchRow(

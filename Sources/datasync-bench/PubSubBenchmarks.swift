@@ -26,7 +26,7 @@ enum PubSubBenchmarks {
             BenchRow(
                 scenario: "pub/sub: sequential GET publishes, keep-alive", unit: "req/s", ours: publish,
                 baselineName: "GET /time/0, same emulator", baseline: time))
-        for (clients, rounds) in [(1, 200), (100, 20), (1000, 5)] {
+        for (clients, rounds) in Bench.scale([(1, 200), (100, 20), (1000, 5)], smoke: [(1, 3), (10, 2), (1000, 1)]) {
             let figures = try await fanOut(emulator: emulator, port: port, clients: clients, rounds: rounds)
             rows.append(
                 BenchRow(

@@ -34,11 +34,12 @@ import Transport
 enum PublishBench {
     static let channel = "bench-publish"
     static let message: JSONValue = ["text": "hello from the publish bench", "n": 42]
-    static let sequentialRound = 200
+    static let sequentialRound = Bench.scale(200, smoke: 10)
     static let concurrency = 16
-    static let perWorker = 25
+    static let perWorker = Bench.scale(25, smoke: 2)
     /// How many times ours and the baseline take turns (each keeps its best round).
-    static let trials = environment("PUBLISH_BENCH_TRIALS").flatMap { Int($0) }.map { max(1, $0) } ?? 7
+    static let trials =
+        environment("PUBLISH_BENCH_TRIALS").flatMap { Int($0) }.map { max(1, $0) } ?? Bench.scale(7, smoke: 1)
     /// `PUBLISH_BENCH_THREADS=1` prints, before the `getUser` rows, each thread's context switches
     /// per read (Linux only), to see which hand-off the SDK adds.
     static let threadBreakdown = environment("PUBLISH_BENCH_THREADS") == "1"
@@ -334,7 +335,7 @@ enum PublishBench {
         return Cost(cpu: used.cpuSeconds * 1e6 / count, switches: Double(used.switches) / count)
     }
 
-    static let cpuRounds = 5
+    static let cpuRounds = Bench.scale(5, smoke: 1)
 
     private static func publish(_ pubnub: PubNub) async throws {
         _ = try await pubnub.publish(channel: channel, message: message)

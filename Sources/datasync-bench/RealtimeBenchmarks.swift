@@ -12,7 +12,8 @@ import Transport
 enum RealtimeBenchmarks {
     static func run() async throws -> [BenchRow] {
         var rows = try decodeRows()
-        let latency = try await latencies(rounds: 300)
+        // The first 10 rounds warm up and are not counted.
+        let latency = try await latencies(rounds: Bench.scale(300, smoke: 15))
         rows.append(
             BenchRow(
                 scenario: "realtime: publish→onMessage p50, loopback via emulator (curl)", unit: "ms",
@@ -23,10 +24,12 @@ enum RealtimeBenchmarks {
                 scenario: "realtime: publish→onMessage p99, loopback via emulator (curl)", unit: "ms",
                 ours: latency.p99, baselineName: "publish acknowledgment alone, p99", baseline: latency.ackP99,
                 higherIsBetter: false))
-        if let perSubscription = await memoryPerSubscription(count: 1_000) {
+        let subscriptions = Bench.scale(1_000, smoke: 20)
+        if let perSubscription = await memoryPerSubscription(count: subscriptions) {
+            let count = subscriptions.formatted()
             rows.append(
                 BenchRow(
-                    scenario: "realtime: memory of a client holding 1,000 subscriptions (RSS delta / 1,000)",
+                    scenario: "realtime: memory of a client holding \(count) subscriptions (RSS delta / \(count))",
                     unit: "bytes", ours: perSubscription, higherIsBetter: false))
         }
         return rows
@@ -52,7 +55,7 @@ enum RealtimeBenchmarks {
             }
         }
         guard decoded > 0 else { throw BenchFailure(message: "nothing decoded") }
-        let python = pythonDecoder(body, mode: .sdk)
+        let python = try Smoke.expectPython(pythonDecoder(body, mode: .sdk), "the subscribe-answer decode")
         rows.append(
             BenchRow(
                 scenario: "realtime: decode a 100-message subscribe answer (\(body.count / 1024) KiB)",
@@ -75,7 +78,7 @@ enum RealtimeBenchmarks {
             BenchRow(
                 scenario: "realtime: decode a 100-message subscribe answer, envelopes included", unit: "envelopes/s",
                 ours: ours, baselineName: "JSONValue(parsing:) of the same bytes alone", baseline: parseOnly))
-        let loads = pythonDecoder(body, mode: .jsonLoads)
+        let loads = try Smoke.expectPython(pythonDecoder(body, mode: .jsonLoads), "json.loads")
         rows.append(
             BenchRow(
                 scenario: "realtime: parse the 100-message subscribe answer into JSONValue", unit: "answers/s",

@@ -68,7 +68,7 @@ enum ServerBenchmarks {
         let idle = try await LoopbackSocket.onThread { try sequentialGets(port: port) }
 
         let before = Bench.residentBytes()
-        let held = 1000
+        let held = Bench.scale(1000, smoke: 20)
         let received = server.statistics.requestsReceived
         let sockets = try await LoopbackSocket.onThread {
             try (0..<held).map { _ in
@@ -96,7 +96,7 @@ enum ServerBenchmarks {
         var first: [UInt8] = []
         while first.firstRange(of: [13, 10, 13, 10]) == nil { first += try LoopbackSocket.readSome(fd, into: &buffer) }
         let responseLength = first.count
-        let batch = 2000
+        let batch = Bench.scale(2000, smoke: 50)
         return try Bench.throughput(operations: batch, minimumTime: .seconds(1)) {
             for _ in 0..<batch {
                 try LoopbackSocket.writeAll(fd, request)

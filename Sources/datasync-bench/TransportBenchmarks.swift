@@ -46,7 +46,7 @@ enum TransportBenchmarks {
     }
 
     private static func sequential(_ client: any HTTPClient, _ request: HTTPRequest) async throws -> Double {
-        let count = 500
+        let count = Bench.scale(500, smoke: 20)
         return try await Bench.throughputAsync(operations: count, minimumTime: .seconds(2)) {
             for _ in 0..<count {
                 let response = try await client.send(request)
@@ -57,7 +57,7 @@ enum TransportBenchmarks {
 
     private static func concurrent(_ client: any HTTPClient, _ request: HTTPRequest) async throws -> Double {
         let width = 16
-        let perTask = 100
+        let perTask = Bench.scale(100, smoke: 5)
         return try await Bench.throughputAsync(operations: width * perTask, minimumTime: .seconds(2)) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<width {
@@ -94,9 +94,9 @@ enum TransportBenchmarks {
 /// the emulator's threads and tasks share the process (and its concurrency pool) with the client.
 /// The goal rows are the child-process ones; without the binary only the in-process rows print.
 enum CurlRoundTripBench {
-    static let calls = 300
+    static let calls = Bench.scale(300, smoke: 10)
     /// How many times the three loops take turns; each keeps its best round.
-    static let trials = 5
+    static let trials = Bench.scale(5, smoke: 1)
 
     /// One measured loop: time, context switches and CPU time per call.
     struct Figures {
@@ -136,7 +136,7 @@ enum CurlRoundTripBench {
         if let binary = EmulatorChild.binary() {
             rows += try await againstChild(binary)
         } else {
-            print(
+            try Smoke.notice(
                 "roundtrip: no datasync-emulator next to this binary (build it: swift build -c release); in-process rows only"
             )
         }
@@ -358,14 +358,14 @@ enum ResumeFloor {
         }
     }
 
-    static let hops = 20_000
+    static let hops = Bench.scale(20_000, smoke: 200)
 
     static func rows() async -> [BenchRow] {
         let resumer = Resumer()
         defer { resumer.stop() }
         var plain = CurlRoundTripBench.Figures()
         var main = CurlRoundTripBench.Figures()
-        for _ in 0..<3 {
+        for _ in 0..<Bench.scale(3, smoke: 1) {
             let (plainSeconds, plainUsage) = await Task.detached { await loop(resumer) }.value
             plain.keep(seconds: plainSeconds, usage: plainUsage, calls: hops)
             let (mainSeconds, mainUsage) = await mainActorLoop(resumer)

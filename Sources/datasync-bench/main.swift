@@ -1,5 +1,6 @@
 // datasync-bench: speed and memory scenarios, each measured side by side with a baseline in the
-// same run. Build in release: `swift run -c release datasync-bench [group ...]`.
+// same run. Build in release: `swift run -c release datasync-bench [group ...]`. CI runs every
+// group at tiny sizes with `--smoke` (Smoke.swift), which fails when a group stops working.
 
 import ArgumentParsing
 import Foundation
@@ -73,6 +74,10 @@ let groups: [BenchGroup] = [
 ]
 
 let width = groups.map(\.name.count).max() ?? 0
+let smokeTimeLimit = Int(Smoke.groupTimeLimit.components.seconds)
+let smokeExample =
+    "datasync-bench " + "--smoke".padding(toLength: width, withPad: " ", startingAt: 0)
+    + "  # every group at tiny sizes, each checked (CI)"
 let root = Command<Never>(
     name: "datasync-bench", summary: "speed and memory scenarios, each beside a baseline measured in the same run",
     discussion: """
@@ -81,14 +86,24 @@ let root = Command<Never>(
         (swift run -c release datasync-bench); figures from a debug build mean nothing. \
         Documentation/Benchmarks.md describes every row.
 
+        --smoke (or DATASYNC_BENCH_SMOKE=1) runs each group at the smallest sizes that still \
+        exercise its code paths (a debug build is fine; its figures mean nothing) and exits with \
+        status 1, naming the group and the row on standard error, when a group throws, a child \
+        process fails, a group runs longer than \(smokeTimeLimit) s, \
+        or a figure is not a finite number above 0 where one is expected (memory deltas and \
+        context-switch counts may be 0). A group's own environment knobs win over the smoke sizes.
+
         groups: \(groups.map(\.name).joined(separator: ", "))
         """,
+    options: [
+        .flag("--smoke", help: "every group at tiny sizes; exit 1 if one fails or reads as broken (CI)")
+    ],
     positionals: [
         PositionalSpec(name: "GROUP", help: "a group to run (default: all)", required: false, variadic: true)
     ],
     examples: groups.map {
         "datasync-bench " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  # " + $0.summary
-    })
+    } + [smokeExample])
 let parsed: ParsedArguments
 switch ArgumentParser.tool(root).resolve(Array(CommandLine.arguments.dropFirst()), program: root.name) {
 case .run(_, let arguments): parsed = arguments
@@ -103,14 +118,34 @@ for name in parsed.positionals where !groups.contains(where: { $0.name == name }
         message + "\ngroups: " + groups.map(\.name).joined(separator: ", ") + "\nsee 'datasync-bench --help'")
     exit(ExitStatus.usage)
 }
+if parsed.flag("--smoke") { Smoke.enable() }
+let smoke = Smoke.isOn
+if smoke { print("smoke mode: tiny sizes, figures mean nothing; checking that every group works") }
 let selected = Set(parsed.positionals)
 var rows: [BenchRow] = []
+var failures: [String] = []
 for group in groups where selected.isEmpty || selected.contains(group.name) {
     print("running \(group.name)…")
+    let watchdog = smoke ? Smoke.Watchdog(group: group.name) : nil
     do {
-        rows += try await group.run()
+        let groupRows = try await group.run()
+        rows += groupRows
+        if smoke {
+            if groupRows.isEmpty { failures.append("group \(group.name): no rows") }
+            failures += Smoke.problems(in: groupRows).map { "group \(group.name): \($0)" }
+        }
     } catch {
         print("group \(group.name) failed: \(error)")
+        failures.append("group \(group.name) threw: \(error)")
     }
+    watchdog?.finished()
 }
 Bench.printTable(rows)
+if smoke {
+    // Only smoke mode turns a failure into an exit status; a normal run prints and goes on.
+    guard failures.isEmpty else {
+        for failure in failures { StandardStreams.err("datasync-bench --smoke: FAILED: " + failure) }
+        exit(1)
+    }
+    print("smoke: every group ran; \(rows.count) rows checked")
+}
