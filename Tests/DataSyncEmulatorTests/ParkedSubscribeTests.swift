@@ -132,6 +132,43 @@ struct ParkedSubscribeTests {
         await rig.server.stop()
     }
 
+    /// A held receive woken with nothing to send (its channel group changed) parks again; the
+    /// registry knows it by identity, so its client leaving still removes the new entry, and a
+    /// publish on the group's new member answers it while it is held.
+    @Test func aReceiveParkedAgainAfterAGroupChangeIsStillRemovedOrAnswered() async throws {
+        let rig = try await ParkingRig()
+        func addToTeam(_ channel: String) async {
+            let reply = await rig.emulator.respond(
+                to: ServerRequest(
+                    method: "GET", target: "/v1/channel-registration/sub-key/demo/channel-group/team?add=\(channel)"))
+            #expect(reply.status == 200)
+        }
+        await addToTeam("room")
+        let cursor = try await rig.cursor("room")
+        let waiters = rig.emulator.bus.waiters
+        for leaves in [true, false] {
+            let socket = try await rig.hold(",", cursor: cursor, query: "channel-group=team&heartbeat=300")
+            #expect(await rig.waitParked(1))
+            let parkedBefore = waiters.parkedCount
+            await addToTeam(leaves ? "hall" : "porch")
+            #expect(await eventually { waiters.parkedCount == parkedBefore + 1 })
+            #expect(waiters.count == 1)
+            if leaves {
+                socket.close()
+                #expect(await rig.waitParked(0))
+            } else {
+                await rig.publish("porch", "hi")
+                let response = try await rig.read(socket)
+                #expect(try JSONValue(parsing: response.body)["m"]?[0]?["d"] == "hi")
+                socket.close()
+            }
+        }
+        let bus = rig.emulator.bus
+        #expect(await eventually { bus.parkedAlive.withLock { $0 } == 0 })
+        #expect(waiters.count == 0)
+        await rig.server.stop()
+    }
+
     @Test func aParkedAnswerAtItsDeadlineIsAnEmptyAnswerWithALaterCursor() async throws {
         let rig = try await ParkingRig()
         let cursor = try await rig.cursor("room")
