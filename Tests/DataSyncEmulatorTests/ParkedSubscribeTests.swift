@@ -169,6 +169,22 @@ struct ParkedSubscribeTests {
         await rig.server.stop()
     }
 
+    /// Issue 34 §2: the request-log entry a held request keeps owns its copy of the target, so
+    /// the string the server parsed (allocated among that request's short-lived buffers, whose
+    /// pages it would pin) is freed when the request's task ends.
+    @Test func aHeldRequestsLogEntryKeepsItsOwnCopyOfTheTarget() {
+        let request = ServerRequest(
+            method: "GET", target: "/v2/subscribe/demo/a-long-channel-name/0?tt=1&uuid=someone")
+        let entry = RequestLog.PendingEntry(
+            log: RequestLog(capacity: 4, excludedPrefix: "/admin"), request: request, receivedAt: Date(),
+            start: .now)
+        var original = request.target
+        var kept = entry.target
+        #expect(kept == original)
+        let shared = original.withUTF8 { parsed in kept.withUTF8 { copy in parsed.baseAddress == copy.baseAddress } }
+        #expect(!shared)
+    }
+
     @Test func aParkedAnswerAtItsDeadlineIsAnEmptyAnswerWithALaterCursor() async throws {
         let rig = try await ParkingRig()
         let cursor = try await rig.cursor("room")

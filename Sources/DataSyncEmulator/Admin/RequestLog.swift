@@ -81,7 +81,8 @@ final class RequestLog: Sendable {
     final class PendingEntry: Sendable {
         private let log: RequestLog?
         private let method: String
-        private let target: String
+        /// In storage of its own (see ``ownCopy(of:)``).
+        let target: String
         private let area: String
         private let receivedAt: Date
         private let start: ContinuousClock.Instant
@@ -90,10 +91,22 @@ final class RequestLog: Sendable {
             let path = request.rawPath
             self.log = log.isExcluded(path) ? nil : log
             method = request.method
-            target = request.target
+            target = Self.ownCopy(of: request.target)
             area = RequestLog.area(of: path)
             self.receivedAt = receivedAt
             self.start = start
+        }
+
+        /// `text` in storage of its own. The server parsed the target on its event-loop thread,
+        /// between that request's short-lived buffers and its task; keeping that string for as
+        /// long as the request is held would pin those pages once the rest is freed, so a held
+        /// request keeps a copy made here instead (issue 34 §2, Documentation/Benchmarks.md).
+        private static func ownCopy(of text: String) -> String {
+            let bytes = text.utf8
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
         }
 
         /// Logs the completed answer and passes it on unchanged (as cancelled when the completing
