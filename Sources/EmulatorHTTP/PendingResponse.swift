@@ -114,7 +114,17 @@ public final class PendingResponse: Sendable {
             }
         }
 
-        var all: [Step] { [first, second, third].compactMap { $0 } + more }
+        /// In the order added, in one array (built once, when the answer is delivered: a fan-out
+        /// builds one per subscriber, so no temporary besides).
+        var all: [Step] {
+            var steps: [Step] = []
+            steps.reserveCapacity(3 + more.count)
+            if let first { steps.append(first) }
+            if let second { steps.append(second) }
+            if let third { steps.append(third) }
+            steps.append(contentsOf: more)
+            return steps
+        }
     }
 
     /// The first observer inline, more in an array.
