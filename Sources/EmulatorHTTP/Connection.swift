@@ -70,6 +70,31 @@ final class Connection {
     var bufferedRequestBytes: Int { input.count + max(declaredBodyBytes, parser.bodyBufferBytes) }
     var hasPendingOutput: Bool { outputIndex < output.count }
 
+    /// Bytes of request state this connection keeps beyond its own object: the input buffer's
+    /// capacity, the parser's retained head and body, and the head kept for framing the answer.
+    /// A parked connection should keep none (``releaseRequestState()``); tests read it.
+    var retainedRequestBytes: Int {
+        input.capacity + parser.retainedBytes + (head.map(RequestParser.retainedBytes(of:)) ?? 0)
+    }
+
+    /// Frees what the request being handled no longer needs once its answer is parked: the
+    /// parser's copy of the head and body, the input buffer's storage (when nothing pipelined is
+    /// in it), and every part of the kept head but what frames the answer (method, keep-alive,
+    /// HTTP version). A held long-poll can wait for minutes; with thousands held, these are most
+    /// of the bytes the connection holds. The parser is reset again when the answer is written.
+    func releaseRequestState() {
+        parser.reset()
+        if !hasUnreadInput {
+            input = []
+            readIndex = 0
+        }
+        if let kept = head {
+            head = RequestHead(
+                method: kept.method, target: "", minorVersion: kept.minorVersion, headers: [],
+                keepAlive: kept.keepAlive, body: .none, expectsContinue: false)
+        }
+    }
+
     /// Drops consumed input so the buffer holds only what is still needed.
     func compactInput() {
         if readIndex == input.count {

@@ -342,6 +342,9 @@ final class EventLoop: @unchecked Sendable {
                 connection.task = nil
                 connection.pending = pending
                 parkedCount += 1
+                connection.releaseRequestState()
+                let kept = connection.retainedRequestBytes
+                shared.withLock { $0.statistics.lastParkedRequestBytes = kept }
                 continue
             case .response(let answer):
                 response = answer

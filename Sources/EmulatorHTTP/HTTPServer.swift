@@ -119,6 +119,9 @@ public final class HTTPServer: Sendable {
         package var parkedResponses: Int = 0
         /// Parked answers cancelled because their client went away or the server stopped.
         package var parkedResponsesCancelled: Int = 0
+        /// Request bytes (input buffer, parsed head and body) the connection parked last kept once
+        /// parked: only what frames its answer, and pipelined bytes not parsed yet.
+        package var lastParkedRequestBytes: Int = 0
         /// Answers from tasks or parked requests serialized: N equal answers in a row (a fan-out)
         /// are serialized once. As of the last response sent.
         package var deliveriesSerialized: Int = 0

@@ -1,4 +1,10 @@
-import PubNubBase
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What a handler gives back for a request: the response now, or a promise of one that some
 /// other part of the program completes later.
@@ -77,17 +83,103 @@ public final class PendingResponse: Sendable {
     /// What the consumer does with the final response; nil means the request was cancelled.
     typealias Sink = @Sendable (ServerResponse?) -> Void
 
+    /// A closure held in a struct: stored as an optional or array element, a bare function value
+    /// is converted to the most general representation, which costs an allocation each, and a
+    /// held long-poll keeps several of these.
+    private struct Action {
+        let run: @Sendable () -> Void
+    }
+
+    private struct Consumer {
+        let deliver: Sink
+    }
+
+    /// Up to three steps inline (the router's wrappers add two or three to a held long-poll's
+    /// answer), more in an array.
+    private struct Steps {
+        private var first: Step?
+        private var second: Step?
+        private var third: Step?
+        private var more: [Step] = []
+
+        mutating func append(_ step: Step) {
+            if first == nil {
+                first = step
+            } else if second == nil {
+                second = step
+            } else if third == nil {
+                third = step
+            } else {
+                more.append(step)
+            }
+        }
+
+        /// In the order added, in one array (built once, when the answer is delivered: a fan-out
+        /// builds one per subscriber, so no temporary besides).
+        var all: [Step] {
+            var steps: [Step] = []
+            steps.reserveCapacity(3 + more.count)
+            if let first { steps.append(first) }
+            if let second { steps.append(second) }
+            if let third { steps.append(third) }
+            steps.append(contentsOf: more)
+            return steps
+        }
+    }
+
+    /// The first observer inline, more in an array.
+    private struct Observers {
+        private var first: Action?
+        private var more: [Action] = []
+
+        mutating func append(_ observer: Action) {
+            if first == nil { first = observer } else { more.append(observer) }
+        }
+
+        var all: [Action] { (first.map { [$0] } ?? []) + more }
+    }
+
     private struct State {
-        var steps: [Step] = []
+        var steps = Steps()
         var completed: ServerResponse?
-        var sink: Sink?
-        var cancelHook: (@Sendable () -> Void)?
-        var cancelObservers: [@Sendable () -> Void] = []
+        var sink: Consumer?
+        var cancelHook: Action?
+        var cancelObservers = Observers()
         var finished = false
         var cancelled = false
     }
 
-    private let state = Locked(State())
+    /// The state and its mutex in one allocation: a held long-poll keeps one of these for as
+    /// long as it waits, and `Locked` costs three (its box, an `NSLock` and the lock's mutex).
+    private let state = StateLock()
+
+    /// `@unchecked Sendable` is sound: the box's header (`State`) is only touched inside
+    /// `withLock`, which holds the mutex stored in the box's element area for the whole access;
+    /// the closures are synchronous, so the mutex is never held across an `await`. (The box is a
+    /// `ManagedBuffer`, which may not conform to `Sendable` itself.)
+    private struct StateLock: @unchecked Sendable {
+        private final class Box: ManagedBuffer<State, pthread_mutex_t> {
+            deinit {
+                _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+            }
+        }
+
+        private let box: Box
+
+        init() {
+            // `create` called on the subclass allocates an instance of it.
+            box = unsafeDowncast(Box.create(minimumCapacity: 1) { _ in State() }, to: Box.self)
+            box.withUnsafeMutablePointerToElements { _ = pthread_mutex_init($0, nil) }
+        }
+
+        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+            box.withUnsafeMutablePointers { state, mutex in
+                pthread_mutex_lock(mutex)
+                defer { pthread_mutex_unlock(mutex) }
+                return body(&state.pointee)
+            }
+        }
+    }
 
     /// Creates a response that nothing has completed yet.
     public init() {}
@@ -98,7 +190,7 @@ public final class PendingResponse: Sendable {
     public func onCancel(_ hook: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.cancelled { return true }
-            if !state.finished { state.cancelHook = hook }
+            if !state.finished { state.cancelHook = Action(run: hook) }
             return false
         }
         if runNow { hook() }
@@ -129,7 +221,7 @@ public final class PendingResponse: Sendable {
     public func whenCancelled(_ observer: @escaping @Sendable () -> Void) -> PendingResponse {
         let runNow = state.withLock { state -> Bool in
             if state.cancelled { return true }
-            if !state.finished { state.cancelObservers.append(observer) }
+            if !state.finished { state.cancelObservers.append(Action(run: observer)) }
             return false
         }
         if runNow { observer() }
@@ -156,12 +248,12 @@ public final class PendingResponse: Sendable {
             state.cancelled = true
             defer {
                 state.cancelHook = nil
-                state.cancelObservers = []
+                state.cancelObservers = Observers()
                 state.sink = nil
-                state.steps = []
+                state.steps = Steps()
                 state.completed = nil
             }
-            return (state.cancelHook, state.cancelObservers, state.sink)
+            return (state.cancelHook?.run, state.cancelObservers.all.map(\.run), state.sink?.deliver)
         }
         hook?()
         for observer in observers { observer() }
@@ -196,7 +288,7 @@ public final class PendingResponse: Sendable {
         }
         let action = state.withLock { state -> Action in
             guard !state.cancelled else { return .cancelled }
-            state.sink = sink
+            state.sink = Consumer(deliver: sink)
             guard let response = state.completed, let (_, steps) = Self.takeIfReady(&state) else { return .wait }
             return .deliver(steps, response)
         }
@@ -209,13 +301,13 @@ public final class PendingResponse: Sendable {
 
     /// With both the response and its consumer present, marks it delivered and hands both out.
     private static func takeIfReady(_ state: inout State) -> (Sink, [Step])? {
-        guard !state.finished, state.completed != nil, let sink = state.sink else { return nil }
+        guard !state.finished, state.completed != nil, let sink = state.sink?.deliver else { return nil }
         state.finished = true
         state.sink = nil
         state.cancelHook = nil
-        state.cancelObservers = []
-        defer { state.steps = [] }
-        return (sink, state.steps)
+        state.cancelObservers = Observers()
+        defer { state.steps = Steps() }
+        return (sink, state.steps.all)
     }
 
     private static func run(_ steps: [Step], on response: ServerResponse, into sink: @escaping Sink) {

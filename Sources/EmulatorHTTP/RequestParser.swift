@@ -92,6 +92,19 @@ package struct RequestParser {
     /// Bytes of memory the body being received holds (its reserved storage).
     var bodyBufferBytes: Int { body.capacity }
 
+    /// Heap bytes the parser keeps for the request it parsed last (its head and body), until
+    /// ``reset()``.
+    var retainedBytes: Int { body.capacity + (head.map(Self.retainedBytes(of:)) ?? 0) }
+
+    /// About the heap bytes `head` keeps: its target and header strings (those too long to be
+    /// stored inline) and the header array's storage. An estimate for tests and statistics.
+    static func retainedBytes(of head: RequestHead) -> Int {
+        func bytes(_ text: String) -> Int { text.utf8.count > 15 ? text.utf8.count : 0 }
+        var total = bytes(head.target) + bytes(head.method) + head.headers.capacity * 32
+        for field in head.headers { total += bytes(field.name) + bytes(field.value) }
+        return total
+    }
+
     /// Prepares for the next request on the same connection.
     package mutating func reset() {
         state = .head

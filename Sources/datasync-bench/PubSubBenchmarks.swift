@@ -48,6 +48,12 @@ enum PubSubBenchmarks {
                             unit: "bytes", ours: Double(max(0, held - before)) / 1000, baselineName: "goal (issue 34)",
                             baseline: 4096, higherIsBetter: false))
                 }
+                if let before = figures.liveBefore, let held = figures.liveWhileHeld {
+                    rows.append(
+                        BenchRow(
+                            scenario: "pub/sub: live heap per held subscriber (malloc in use, delta / 1,000)",
+                            unit: "bytes", ours: Double(max(0, held - before)) / 1000))
+                }
             }
         }
         return rows
@@ -60,11 +66,56 @@ enum PubSubBenchmarks {
         var residentWhileHeld: Int?
         /// Before the subscribers' connections were opened.
         var residentBefore: Int?
+        /// Bytes malloc has handed out and not had back (every arena), at the same two moments:
+        /// what the held subscribers keep alive, without the free memory trim cannot return.
+        var liveWhileHeld: Int?
+        var liveBefore: Int?
+    }
+
+    /// The bytes in use in every malloc arena plus mmapped chunks: glibc's `malloc_stats` (looked
+    /// up at run time like `malloc_trim`; `mallinfo2` returns a struct Swift cannot call through a
+    /// pointer) prints them on standard error, which is pointed at a pipe for the call. Nil where
+    /// it is missing.
+    static func liveHeapBytes() -> Int? {
+        #if canImport(Glibc)
+            typealias Stats = @convention(c) () -> Void
+            guard let symbol = dlsym(nil, "malloc_stats") else { return nil }
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return nil }
+            let saved = dup(2)
+            dup2(ends[1], 2)
+            unsafeBitCast(symbol, to: Stats.self)()
+            dup2(saved, 2)
+            close(saved)
+            close(ends[1])
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(ends[0], &buffer, buffer.count)
+                guard count > 0 else { break }
+                bytes += buffer[0..<count]
+            }
+            close(ends[0])
+            if ProcessInfo.processInfo.environment["PUBSUB_BENCH_MALLOC_STATS"] == "1" {
+                // Per arena, for telling live bytes from the free space each arena keeps.
+                FileHandle.standardError.write(Data(bytes))
+            }
+            // The last "in use bytes" line is the total over the arenas and mmapped chunks.
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let total = text.components(separatedBy: "Total (incl. mmap):").last,
+                let line = total.split(separator: "\n").first(where: { $0.contains("in use bytes") }),
+                let value = line.split(separator: "=").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            else { return nil }
+            return value
+        #else
+            return nil
+        #endif
     }
 
     private static func fanOut(emulator: Emulator, port: UInt16, clients: Int, rounds: Int) async throws -> FanOut {
         let channel = "fan\(clients)"
         let residentBefore = SubscriptionsBench.heapBytes()
+        let liveBefore = liveHeapBytes()
         let sockets = try await LoopbackSocket.onThread {
             try (0..<clients).map { _ in try LoopbackSocket.connect(port: port) }
         }
@@ -78,6 +129,7 @@ enum PubSubBenchmarks {
         var latencies: [Double] = []
         var fanOutRates: [Double] = []
         var resident: Int?
+        var live: Int?
         for _ in 0..<rounds {
             let tt = cursor
             try await LoopbackSocket.onThread {
@@ -94,6 +146,10 @@ enum PubSubBenchmarks {
                 // arriving at once, which malloc keeps as fragmented free memory.
                 try await Task.sleep(for: .milliseconds(100))
                 if let reading = SubscriptionsBench.heapBytes() { resident = min(resident ?? reading, reading) }
+                if let reading = liveHeapBytes() { live = min(live ?? reading, reading) }
+                // For heaptrack: everything still allocated at exit is what the held subscribers
+                // (and the process's long-lived state) keep, listed by the call that allocated it.
+                if ProcessInfo.processInfo.environment["PUBSUB_BENCH_EXIT_HELD"] == "1" { exit(0) }
             }
             let (times, next) = try await LoopbackSocket.onThread { () throws -> ([Double], UInt64) in
                 let start = ContinuousClock.now
@@ -120,7 +176,7 @@ enum PubSubBenchmarks {
         }
         return FanOut(
             p50: percentile(0.5), p99: percentile(0.99), fanOut: fanOutRates.max() ?? 0, residentWhileHeld: resident,
-            residentBefore: residentBefore)
+            residentBefore: residentBefore, liveWhileHeld: live, liveBefore: liveBefore)
     }
 
     // MARK: Sockets

@@ -132,6 +132,59 @@ struct ParkedSubscribeTests {
         await rig.server.stop()
     }
 
+    /// A held receive woken with nothing to send (its channel group changed) parks again; the
+    /// registry knows it by identity, so its client leaving still removes the new entry, and a
+    /// publish on the group's new member answers it while it is held.
+    @Test func aReceiveParkedAgainAfterAGroupChangeIsStillRemovedOrAnswered() async throws {
+        let rig = try await ParkingRig()
+        func addToTeam(_ channel: String) async {
+            let reply = await rig.emulator.respond(
+                to: ServerRequest(
+                    method: "GET", target: "/v1/channel-registration/sub-key/demo/channel-group/team?add=\(channel)"))
+            #expect(reply.status == 200)
+        }
+        await addToTeam("room")
+        let cursor = try await rig.cursor("room")
+        let waiters = rig.emulator.bus.waiters
+        for leaves in [true, false] {
+            let socket = try await rig.hold(",", cursor: cursor, query: "channel-group=team&heartbeat=300")
+            #expect(await rig.waitParked(1))
+            let parkedBefore = waiters.parkedCount
+            await addToTeam(leaves ? "hall" : "porch")
+            #expect(await eventually { waiters.parkedCount == parkedBefore + 1 })
+            #expect(waiters.count == 1)
+            if leaves {
+                socket.close()
+                #expect(await rig.waitParked(0))
+            } else {
+                await rig.publish("porch", "hi")
+                let response = try await rig.read(socket)
+                #expect(try JSONValue(parsing: response.body)["m"]?[0]?["d"] == "hi")
+                socket.close()
+            }
+        }
+        let bus = rig.emulator.bus
+        #expect(await eventually { bus.parkedAlive.withLock { $0 } == 0 })
+        #expect(waiters.count == 0)
+        await rig.server.stop()
+    }
+
+    /// Issue 34 §2: the request-log entry a held request keeps owns its copy of the target, so
+    /// the string the server parsed (allocated among that request's short-lived buffers, whose
+    /// pages it would pin) is freed when the request's task ends.
+    @Test func aHeldRequestsLogEntryKeepsItsOwnCopyOfTheTarget() {
+        let request = ServerRequest(
+            method: "GET", target: "/v2/subscribe/demo/a-long-channel-name/0?tt=1&uuid=someone")
+        let entry = RequestLog.PendingEntry(
+            log: RequestLog(capacity: 4, excludedPrefix: "/admin"), request: request, receivedAt: Date(),
+            start: .now)
+        var original = request.target
+        var kept = entry.target
+        #expect(kept == original)
+        let shared = original.withUTF8 { parsed in kept.withUTF8 { copy in parsed.baseAddress == copy.baseAddress } }
+        #expect(!shared)
+    }
+
     @Test func aParkedAnswerAtItsDeadlineIsAnEmptyAnswerWithALaterCursor() async throws {
         let rig = try await ParkingRig()
         let cursor = try await rig.cursor("room")

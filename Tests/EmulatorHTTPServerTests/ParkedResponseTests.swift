@@ -85,6 +85,48 @@ struct ParkedResponseTests {
         }
     }
 
+    /// Issue 34 §2: a parked connection keeps no input buffer, no parser copy of the request and
+    /// no target or headers: only what frames its answer. (Before, the buffer's capacity, the
+    /// parser's head and the connection's head stayed for as long as the answer was parked.)
+    @Test func aParkedConnectionKeepsNoRequestBuffersOrParsedHead() async throws {
+        let handler = ParkingHandler()
+        try await withServer(handler: handler) { server, port in
+            let client = try await RawClient.connect(port: port)
+            let padding = String(repeating: "p", count: 2048)
+            try await client.send(
+                "GET /park?cursor=\(padding) HTTP/1.1\r\nHost: x\r\nX-Padding: \(padding)\r\nUser-Agent: a-long-client-name/1.0\r\n\r\n"
+            )
+            #expect(await eventually { server.statistics.parkedResponses == 1 })
+            #expect(server.statistics.lastParkedRequestBytes == 0)
+            let pending = try #require(handler.parked.withLock { $0.first })
+            pending.succeed(ServerResponse(status: 200, body: Array("framed".utf8)))
+            let response = try await client.response()
+            #expect(response.status == 200)
+            #expect(response.text == "framed")
+            // Still keep-alive: the framing fields were kept.
+            try await client.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.response().status == 204)
+            await client.close()
+        }
+    }
+
+    /// A request pipelined behind a parked one stays buffered while the first waits, and is
+    /// answered after it.
+    @Test func aRequestPipelinedBehindAParkedOneIsKeptAndAnsweredAfterIt() async throws {
+        let handler = ParkingHandler()
+        try await withServer(handler: handler) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /park HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await eventually { server.statistics.parkedResponses == 1 })
+            #expect(server.statistics.lastParkedRequestBytes > 0)
+            let pending = try #require(handler.parked.withLock { $0.first })
+            pending.succeed(ServerResponse(status: 200, body: Array("first".utf8)))
+            #expect(try await client.response().text == "first")
+            #expect(try await client.response().status == 204)
+            await client.close()
+        }
+    }
+
     @Test func anAnswerCompletedBeforeTheServerTookItIsStillSent() async throws {
         struct EagerHandler: ServerHandler {
             func handle(_ request: ServerRequest) async -> ServerResponse { await reply(to: request).response }

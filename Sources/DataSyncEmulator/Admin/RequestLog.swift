@@ -54,15 +54,75 @@ final class RequestLog: Sendable {
         cancelled: Bool? = nil
     ) {
         let path = request.rawPath
-        if path.hasPrefix(excludedPrefix) && (path == excludedPrefix || path.hasPrefix(excludedPrefixSlash)) {
-            return
-        }
-        let cancelled = cancelled ?? Task.isCancelled
+        guard !isExcluded(path) else { return }
+        append(
+            method: request.method, target: request.target, area: Self.area(of: path), response: response,
+            receivedAt: receivedAt, duration: duration, cancelled: cancelled ?? Task.isCancelled)
+    }
+
+    private func isExcluded(_ path: String) -> Bool {
+        path.hasPrefix(excludedPrefix) && (path == excludedPrefix || path.hasPrefix(excludedPrefixSlash))
+    }
+
+    private func append(
+        method: String, target: String, area: String, response: ServerResponse, receivedAt: Date,
+        duration: Duration, cancelled: Bool
+    ) {
         journal.append { sequence in
             RequestLogEntry(
-                sequence: sequence, receivedAt: receivedAt, method: request.method,
-                target: Self.redact(request.target), status: response.status, duration: duration,
-                responseBytes: response.body.count, cancelled: cancelled, area: Self.area(of: path))
+                sequence: sequence, receivedAt: receivedAt, method: method, target: Self.redact(target),
+                status: response.status, duration: duration, responseBytes: response.body.count,
+                cancelled: cancelled, area: area)
+        }
+    }
+
+    /// What logging a parked request's answer later needs, and nothing more: a held long-poll
+    /// keeps this for as long as it waits, instead of the whole request.
+    final class PendingEntry: Sendable {
+        private let log: RequestLog?
+        private let method: String
+        /// In storage of its own (see ``ownCopy(of:)``).
+        let target: String
+        private let area: String
+        private let receivedAt: Date
+        private let start: ContinuousClock.Instant
+
+        init(log: RequestLog, request: ServerRequest, receivedAt: Date, start: ContinuousClock.Instant) {
+            let path = request.rawPath
+            self.log = log.isExcluded(path) ? nil : log
+            method = request.method
+            target = Self.ownCopy(of: request.target)
+            area = RequestLog.area(of: path)
+            self.receivedAt = receivedAt
+            self.start = start
+        }
+
+        /// `text` in storage of its own. The server parsed the target on its event-loop thread,
+        /// between that request's short-lived buffers and its task; keeping that string for as
+        /// long as the request is held would pin those pages once the rest is freed, so a held
+        /// request keeps a copy made here instead (issue 34 §2, Documentation/Benchmarks.md).
+        private static func ownCopy(of text: String) -> String {
+            let bytes = text.utf8
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+        }
+
+        /// Logs the completed answer and passes it on unchanged (as cancelled when the completing
+        /// task is, as ``RequestLog/record(_:response:receivedAt:duration:cancelled:)`` does).
+        func record(_ response: ServerResponse) -> ServerResponse {
+            log?.append(
+                method: method, target: target, area: area, response: response, receivedAt: receivedAt,
+                duration: start.duration(to: .now), cancelled: Task.isCancelled)
+            return response
+        }
+
+        /// Logs the `503` a cancelled wait answers, marked as cancelled.
+        func recordCancelled() {
+            log?.append(
+                method: method, target: target, area: area, response: ServerResponse(status: 503),
+                receivedAt: receivedAt, duration: start.duration(to: .now), cancelled: true)
         }
     }
 

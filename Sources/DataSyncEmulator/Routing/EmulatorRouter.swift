@@ -99,17 +99,12 @@ public struct EmulatorRouter: ServerHandler {
             return reply
         case .pending(let pending):
             // Logged when the answer is known: when it is completed, or as cancelled (with the
-            // 503 a held long-poll answered a cancelled task) when its client went away.
-            pending.map { response in
-                requestLog.record(
-                    request, response: response, receivedAt: receivedAt, duration: start.duration(to: clock.now))
-                return response
-            }
-            pending.whenCancelled {
-                requestLog.record(
-                    request, response: ServerResponse(status: 503), receivedAt: receivedAt,
-                    duration: start.duration(to: clock.now), cancelled: true)
-            }
+            // 503 a held long-poll answered a cancelled task) when its client went away. Both
+            // closures capture one small object (no context of their own), which keeps only the
+            // fields the log line needs, not the request's headers and split target.
+            let entry = RequestLog.PendingEntry(log: requestLog, request: request, receivedAt: receivedAt, start: start)
+            pending.map { entry.record($0) }
+            pending.whenCancelled { entry.recordCancelled() }
             return reply
         }
     }

@@ -17,11 +17,10 @@ final class ParkedSubscribe: HeldLongPoll {
     let filter: StreamFilter?
     let cursor: UInt64
     let deadline: EmulatorClock.Instant
+    /// Settled once answered or once its client went away (cancelled): either way nothing is to
+    /// be parked for it any more. Its lock is the only one a held subscribe keeps; the registry
+    /// knows the entry by this object's identity, so no id needs guarding here.
     let pending = PendingResponse()
-
-    /// The registry entry parked now (ids only grow: the newest is the live one), and whether
-    /// the client went away.
-    private let parking = Locked<(id: UInt64, cancelled: Bool)>((0, false))
 
     init(
         bus: PubSubBus, subscribeKey: String, subscription: Subscription, filter: StreamFilter?, cursor: UInt64,
@@ -58,18 +57,15 @@ final class ParkedSubscribe: HeldLongPoll {
                 let next = await bus.emptyCursor(subscribeKey: subscribeKey, after: cursor)
                 return Self.cursorReply(next, events: [], bus: bus)
             }
-            if parking.withLock({ $0.cancelled }) { return nil }
+            if pending.isSettled { return nil }
             let query = WaiterRegistry.Query(after: cursor, matcher: matcher, filter: filter)
             guard
-                let id = bus.waiters.park(
+                bus.waiters.park(
                     subscribeKey: subscribeKey, seen: head, until: deadline, on: bus.clock, query: query, holder: self)
             else { continue }
-            let cancelled = parking.withLock { parking -> Bool in
-                parking.id = max(parking.id, id)
-                return parking.cancelled
-            }
-            // Cancelled between the look and the registration: take the entry back out.
-            if cancelled { bus.waiters.remove(id) }
+            // Cancelled between the look and the registration (the cancellation's removal may have
+            // run before the entry existed): take the entry back out.
+            if pending.isSettled { bus.waiters.remove(self) }
             return nil
         }
     }
@@ -85,11 +81,7 @@ final class ParkedSubscribe: HeldLongPoll {
     }
 
     private func cancel() {
-        let id = parking.withLock { parking -> UInt64 in
-            parking.cancelled = true
-            return parking.id
-        }
-        if id != 0 { bus.waiters.remove(id) }
+        bus.waiters.remove(self)
     }
 
     /// `{"t":{"t":"<tt>","r":<r>},"m":[…]}` with `"t"` first, as Swift's salvage logic expects.

@@ -15,7 +15,7 @@ struct Subscription: Sendable {
 
     /// The resolved matcher for this request, with group memberships as they are now.
     func matcher(groupMembers: (String) -> [String]) -> Matcher {
-        var direct = Set<String>()
+        var direct: [String] = []
         var patterns: [String] = []
         var presencePatterns: [String] = []
         for name in channels {
@@ -24,9 +24,12 @@ struct Subscription: Sendable {
             } else if PubSubNames.isWildcard(name) {
                 patterns.append(name)
             } else {
-                direct.insert(name)
+                direct.append(name)
             }
         }
+        // Every name concrete (the usual subscribe): share the request's own array instead of
+        // copying the names into a new collection for each held long-poll.
+        if direct.count == channels.count { direct = channels }
         var viaGroup: [String: String] = [:]
         for group in groups {
             if let base = PubSubNames.presenceBase(group) {
@@ -37,12 +40,21 @@ struct Subscription: Sendable {
                 for member in groupMembers(group) where viaGroup[member] == nil { viaGroup[member] = group }
             }
         }
-        return Matcher(direct: direct, patterns: patterns, presencePatterns: presencePatterns, viaGroup: viaGroup)
+        return Matcher(
+            direct: direct.count > Matcher.shortList ? [] : direct,
+            directSet: direct.count > Matcher.shortList ? Set(direct) : [], patterns: patterns,
+            presencePatterns: presencePatterns, viaGroup: viaGroup)
     }
 
     /// Decides whether an event's channel reaches the subscriber and what `b` it carries.
     struct Matcher: Sendable {
-        var direct: Set<String>
+        /// Up to this many concrete names are searched in order: cheaper than hashing, and they
+        /// share the request's array of names, so a held long-poll keeps no set of its own.
+        static let shortList = 8
+        /// Concrete names when there are at most ``shortList`` of them (else empty).
+        var direct: [String]
+        /// Concrete names when there are more (else empty).
+        var directSet: Set<String>
         var patterns: [String]
         var presencePatterns: [String]
         var viaGroup: [String: String]
@@ -50,7 +62,7 @@ struct Subscription: Sendable {
         /// nil when the channel does not match; `.some(nil)` for a direct match; `.some(name)` with
         /// the wildcard pattern, group or presence form that matched otherwise.
         func match(_ channel: String) -> String?? {
-            if direct.contains(channel) { return .some(nil) }
+            if directSet.isEmpty ? direct.contains(channel) : directSet.contains(channel) { return .some(nil) }
             if let base = PubSubNames.presenceBase(channel) {
                 if let pattern = presencePatterns.first(where: { PubSubNames.wildcard($0, matches: base) }) {
                     return .some(pattern + PubSubNames.presenceSuffix)

@@ -34,9 +34,10 @@ final class WaiterRegistry: Sendable {
     }
 
     private struct State {
-        var next: UInt64 = 0
         var heads: [String: UInt64] = [:]
-        var waiters: [UInt64: Waiter] = [:]
+        /// Keyed by the held long-poll itself: it is parked at most once at a time, and its client
+        /// going away removes it by identity, so it keeps no entry id of its own.
+        var waiters: [ObjectIdentifier: Waiter] = [:]
         /// The sweeper running now, the deadline it sleeps until, and its generation (a sweeper
         /// replaced by one for an earlier deadline stops at its next look).
         var sweeper: Task<Void, Never>?
@@ -63,7 +64,7 @@ final class WaiterRegistry: Sendable {
         let due: [Waiter] = state.withLock { state in
             state.heads[subscribeKey] = max(state.heads[subscribeKey] ?? 0, head)
             var due: [Waiter] = []
-            var ids: [UInt64] = []
+            var ids: [ObjectIdentifier] = []
             for (id, waiter) in state.waiters
             where waiter.subscribeKey == subscribeKey && (channel.map(waiter.query.matcher.accepts) ?? true) {
                 ids.append(id)
@@ -85,31 +86,30 @@ final class WaiterRegistry: Sendable {
     /// Parks `holder` until the log of `subscribeKey` moves past `seen` with an event the query's
     /// matcher accepts (or any change when woken without a channel), or until `clock` reaches
     /// `deadline`; then calls its ``HeldLongPoll/wake(with:)`` once, with the query's events when a
-    /// publish woke it and none otherwise. Returns the entry's id (for ``remove(_:)``), or nil,
-    /// parking nothing, when the log already moved past `seen` or the deadline has passed: the
-    /// caller looks again.
+    /// publish woke it and none otherwise. Returns false, parking nothing, when the log already
+    /// moved past `seen` or the deadline has passed: the caller looks again. Parking a holder that
+    /// is parked already replaces its entry.
     func park(
         subscribeKey: String, seen: UInt64, until deadline: EmulatorClock.Instant, on clock: EmulatorClock,
         query: Query, holder: any HeldLongPoll
-    ) -> UInt64? {
+    ) -> Bool {
         state.withLock { state in
-            if (state.heads[subscribeKey] ?? 0) > seen { return nil }
-            if clock.now >= deadline { return nil }
-            state.next += 1
+            if (state.heads[subscribeKey] ?? 0) > seen { return false }
+            if clock.now >= deadline { return false }
             state.parked += 1
-            state.waiters[state.next] = Waiter(
+            state.waiters[ObjectIdentifier(holder)] = Waiter(
                 subscribeKey: subscribeKey, query: query, holder: holder, deadline: deadline.nanosecondsSince1970)
             if state.sweeperTarget.map({ deadline.nanosecondsSince1970 < $0 }) ?? true {
                 startSweeper(&state, clock: clock)
             }
-            return state.next
+            return true
         }
     }
 
-    /// Forgets the long-poll parked as `id` (its client went away); it is not woken.
-    func remove(_ id: UInt64) {
+    /// Forgets `holder` if it is parked (its client went away); it is not woken.
+    func remove(_ holder: any HeldLongPoll) {
         state.withLock { state in
-            guard state.waiters.removeValue(forKey: id) != nil else { return }
+            guard state.waiters.removeValue(forKey: ObjectIdentifier(holder)) != nil else { return }
             Self.stopSweeperIfIdle(&state)
         }
     }
@@ -164,7 +164,7 @@ final class WaiterRegistry: Sendable {
         state.sweeperGeneration &+= 1
     }
 
-    private static func earliest(_ waiters: [UInt64: Waiter]) -> Int64? {
+    private static func earliest(_ waiters: [ObjectIdentifier: Waiter]) -> Int64? {
         waiters.values.lazy.map(\.deadline).min()
     }
 }
