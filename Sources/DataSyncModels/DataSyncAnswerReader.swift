@@ -7,8 +7,9 @@ struct OffTheFastPath: Error {}
 /// Reads `{"data": {…}}` and `{"data": […], "meta": {…}}` answers straight from their bytes: the
 /// envelope's braces, commas and plain member names here, every value (and so every byte of it)
 /// by JSONCore's parser. A model's members go into slots by name (``DataSyncWireKeys``) and the
-/// model reads them through the same ``DataSyncWireReader`` accessors as from a parsed object,
-/// so no hashed object is built for them and no name becomes a `String`.
+/// model reads them through the same ``DataSyncWireReader`` accessors as from a parsed object
+/// (``DataSyncEnvelope`` makes the model), so no hashed object is built for them and no name
+/// becomes a `String`.
 ///
 /// It takes exactly the well-formed answers whose model reads without error, and gives up
 /// (``OffTheFastPath``) on anything else: a syntax error, a name with an escape or a non-ASCII
@@ -26,13 +27,16 @@ struct DataSyncAnswerReader {
         values = JSONValueReader(bytes)
     }
 
-    /// The model in `{"data": {…}}`.
-    mutating func object<T: DataSyncWireConvertible>(_ type: T.Type) throws(OffTheFastPath) -> T {
-        var object: T?
+    /// The members of the object in `{"data": {…}}` that `keys` lists, as a reader for the model.
+    ///
+    /// Not generic over the model: a generic reader, called from another module, ran unspecialised
+    /// and looked up type metadata (`Optional<T>` and the like) on every answer.
+    mutating func object(keys: DataSyncWireKeys, kind: String) throws(OffTheFastPath) -> DataSyncWireReader {
+        var object: DataSyncWireReader?
         try readRoot { reader, name throws(OffTheFastPath) in
             if name == .data {
                 guard object == nil, reader.peek() == UInt8(ascii: "{") else { throw OffTheFastPath() }
-                object = try reader.model(T.self, depth: 1)
+                object = try reader.members(keys: keys, kind: kind, depth: 1)
             } else {
                 try reader.skipValue(depth: 1)
             }
@@ -41,17 +45,19 @@ struct DataSyncAnswerReader {
         return object
     }
 
-    /// The models in `{"data": […]}` and the page of its `meta`.
-    mutating func list<T: DataSyncWireConvertible>(_ type: T.Type) throws(OffTheFastPath) -> (
-        [T], PubNubDataSyncPage?
-    ) {
-        var objects: [T]?
+    /// `{"data": […], "meta": {…}}`: `model` is called with each object's reader in order; the
+    /// page of `meta` is returned.
+    mutating func list(
+        keys: DataSyncWireKeys, kind: String, _ model: (DataSyncWireReader) throws(OffTheFastPath) -> Void
+    ) throws(OffTheFastPath) -> PubNubDataSyncPage? {
+        var sawData = false
         var meta: JSONValue?
         try readRoot { reader, name throws(OffTheFastPath) in
             switch name {
             case .data:
-                guard objects == nil else { throw OffTheFastPath() }
-                objects = try reader.models(T.self)
+                guard !sawData else { throw OffTheFastPath() }
+                sawData = true
+                try reader.models(keys: keys, kind: kind, model)
             case .meta:
                 guard meta == nil else { throw OffTheFastPath() }
                 meta = try reader.value(depth: 1)
@@ -59,9 +65,9 @@ struct DataSyncAnswerReader {
                 try reader.skipValue(depth: 1)
             }
         }
-        guard let objects else { throw OffTheFastPath() }
+        guard sawData else { throw OffTheFastPath() }
         do {
-            return (objects, try DataSyncEnvelope.page(from: meta))
+            return try DataSyncEnvelope.page(from: meta)
         } catch {
             throw OffTheFastPath()
         }
@@ -99,27 +105,28 @@ struct DataSyncAnswerReader {
         UnsafeRawPointer(text.utf8Start).loadUnaligned(as: UInt32.self)
     }
 
-    /// `data`'s array of models, each an object two containers deep.
-    private mutating func models<T: DataSyncWireConvertible>(_ type: T.Type) throws(OffTheFastPath) -> [T] {
+    /// `data`'s array of objects, each two containers deep, handed to `model` one by one.
+    private mutating func models(
+        keys: DataSyncWireKeys, kind: String, _ model: (DataSyncWireReader) throws(OffTheFastPath) -> Void
+    ) throws(OffTheFastPath) {
         try consume(UInt8(ascii: "["))
-        var models: [T] = []
         skipSpace()
         if peek() == UInt8(ascii: "]") {
             index += 1
-            return models
+            return
         }
         repeat {
             skipSpace()
             guard peek() == UInt8(ascii: "{") else { throw OffTheFastPath() }
-            models.append(try model(T.self, depth: 2))
+            try model(members(keys: keys, kind: kind, depth: 2))
         } while try nextElement()
-        return models
     }
 
-    /// One model's object, which `depth` containers enclose: the listed members into slots (the
+    /// One object, which `depth` containers enclose: the members `keys` lists into slots (the
     /// last of a repeated name wins, as in a parsed object), the rest parsed and dropped.
-    private mutating func model<T: DataSyncWireConvertible>(_ type: T.Type, depth: Int) throws(OffTheFastPath) -> T {
-        let keys = T.wireKeys
+    private mutating func members(
+        keys: DataSyncWireKeys, kind: String, depth: Int
+    ) throws(OffTheFastPath) -> DataSyncWireReader {
         var slots = [JSONValue?](repeating: nil, count: keys.names.count)
         try consume(UInt8(ascii: "{"))
         if try objectHasMembers() {
@@ -132,11 +139,7 @@ struct DataSyncAnswerReader {
                 }
             } while try nextMember()
         }
-        do {
-            return try T(wire: DataSyncWireReader(kind: T.wireKind, keys: keys, values: slots))
-        } catch {
-            throw OffTheFastPath()
-        }
+        return DataSyncWireReader(kind: kind, keys: keys, values: slots)
     }
 
     // MARK: Bytes

@@ -17,7 +17,8 @@ package enum DataSyncEnvelope {
     package static func objectDirectly<T: DataSyncWireConvertible>(_ type: T.Type, from body: [UInt8]) -> T? {
         body.withUnsafeBytes { bytes in
             var reader = DataSyncAnswerReader(bytes)
-            return try? reader.object(type)
+            guard let fields = try? reader.object(keys: T.wireKeys, kind: T.wireKind) else { return nil }
+            return try? T(wire: fields)
         }
     }
 
@@ -45,7 +46,20 @@ package enum DataSyncEnvelope {
     )? {
         body.withUnsafeBytes { bytes in
             var reader = DataSyncAnswerReader(bytes)
-            return try? reader.list(type)
+            var objects: [T] = []
+            do {
+                // `try?` would flatten "no page" and "not taken" into one nil.
+                let page = try reader.list(keys: T.wireKeys, kind: T.wireKind) { fields throws(OffTheFastPath) in
+                    do {
+                        objects.append(try T(wire: fields))
+                    } catch {
+                        throw OffTheFastPath()
+                    }
+                }
+                return (objects, page)
+            } catch {
+                return nil
+            }
         }
     }
 

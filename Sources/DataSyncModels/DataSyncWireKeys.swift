@@ -4,7 +4,9 @@
 ///
 /// The members every object has (`id`, `status`, `payload`, the timestamps, `eTag`) come first,
 /// in a fixed order; each model adds its own.
-package struct DataSyncWireKeys: Sendable {
+///
+/// A class, so the reader holding it retains one reference, not its three arrays.
+package final class DataSyncWireKeys: Sendable {
     /// A model read a member its list leaves out (see ``DataSyncWireReader/value(_:)``).
     package struct Unlisted: Error {
         package let key: String
@@ -34,10 +36,13 @@ package struct DataSyncWireKeys: Sendable {
         self.ends = ends
     }
 
-    /// The slot of `key`.
+    /// The slot of `key`. Lengths are compared first (a stored count for native strings): most
+    /// names differ in length, which spares the string comparison.
     @inline(__always)
     func slot(of key: String) -> Int? {
-        names.firstIndex(of: key)
+        let count = key.utf8.count
+        for slot in names.indices where names[slot].utf8.count == count && names[slot] == key { return slot }
+        return nil
     }
 
     /// The slot of the name whose UTF-8 is `bytes[start..<start + count]`, compared byte for byte
