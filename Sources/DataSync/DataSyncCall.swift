@@ -33,9 +33,19 @@ package struct DataSyncCall: Sendable, Hashable {
 
     /// The percent-encoded path under `subscribeKey`.
     package func path(subscribeKey: String) -> String {
-        var path =
-            "/v1/datasync/subkeys/" + HTTPRequest.encodePathSegment(subscribeKey) + "/" + collection.pathComponent
-        if let objectId { path += "/" + HTTPRequest.encodePathSegment(objectId) }
+        let key = HTTPRequest.encodePathSegment(subscribeKey)
+        let id = objectId.map(HTTPRequest.encodePathSegment)
+        // Sized once and appended in place: each `+` of the chain this replaces made a new string.
+        var path = "/v1/datasync/subkeys/"
+        path.reserveCapacity(
+            path.utf8.count + key.utf8.count + 2 + collection.pathComponent.utf8.count + (id?.utf8.count ?? 0))
+        path += key
+        path += "/"
+        path += collection.pathComponent
+        if let id {
+            path += "/"
+            path += id
+        }
         return path
     }
 

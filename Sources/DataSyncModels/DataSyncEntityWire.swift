@@ -18,6 +18,8 @@ package protocol DataSyncEntityWire: PubNubDataSyncObject, DataSyncWireConvertib
 }
 
 extension DataSyncEntityWire {
+    package static var wireKeys: DataSyncWireKeys { .entity }
+
     package init(wire reader: DataSyncWireReader) throws {
         let className =
             if let fallback = Self.defaultClassName {

@@ -61,6 +61,7 @@ public struct PubNubDataSyncMembership: PubNubDataSyncObject {
 
 extension PubNubDataSyncMembership: DataSyncWireConvertible {
     package static var wireKind: String { "membership" }
+    package static var wireKeys: DataSyncWireKeys { .membership }
 
     package init(wire reader: DataSyncWireReader) throws {
         // Early services shaped memberships like relationships (A side = channel, B side = user).

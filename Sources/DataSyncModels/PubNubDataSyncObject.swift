@@ -41,9 +41,20 @@ extension PubNubDataSyncObject {
 
 /// Reads one object of a DataSync answer, failing with a clear `.malformedResponse` error that
 /// names the object kind and the field.
+///
+/// The fields come from a parsed ``JSONValue`` object, or from the byte reader of
+/// ``DataSyncEnvelope`` (the members listed in the model's ``DataSyncWireConvertible/wireKeys``,
+/// read straight from the answer). Every accessor below is the one rule for both: a model reads
+/// its fields the same way whichever source holds them.
 package struct DataSyncWireReader {
     package let kind: String
-    package let fields: JSONObject
+    private let fields: Fields
+
+    private enum Fields {
+        case object(JSONObject)
+        /// The values of `keys`, slot by slot (nil when the answer did not hold the member).
+        case slots(DataSyncWireKeys, [JSONValue?])
+    }
 
     package init(kind: String, value: JSONValue) throws {
         guard let fields = value.objectValue else {
@@ -51,7 +62,27 @@ package struct DataSyncWireReader {
                 "a \(kind) must be a JSON object, not \(value.typeName)", statusCode: nil)
         }
         self.kind = kind
-        self.fields = fields
+        self.fields = .object(fields)
+    }
+
+    /// A reader over the members the byte reader found; `values[i]` belongs to `keys` slot `i`.
+    init(kind: String, keys: DataSyncWireKeys, values: [JSONValue?]) {
+        self.kind = kind
+        self.fields = .slots(keys, values)
+    }
+
+    /// The member named `key`, or nil when the object has none.
+    ///
+    /// - Throws: ``DataSyncWireKeys/Unlisted`` when the reader holds slots and `key` is not one of
+    ///   them: the model reads a member its `wireKeys` leaves out, so the byte reader hands the
+    ///   answer to the tree (never a silent nil).
+    package func value(_ key: String) throws -> JSONValue? {
+        switch fields {
+        case .object(let object): return object[key]
+        case .slots(let keys, let values):
+            guard let slot = keys.slot(of: key) else { throw DataSyncWireKeys.Unlisted(key: key) }
+            return values[slot]
+        }
     }
 
     private func problem(_ key: String, _ text: String) -> PubNubError {
@@ -59,7 +90,7 @@ package struct DataSyncWireReader {
     }
 
     package func optionalString(_ key: String) throws -> String? {
-        guard let value = fields[key], !value.isNull else { return nil }
+        guard let value = try self.value(key), !value.isNull else { return nil }
         guard let text = value.stringValue else { throw problem(key, "must be a string, not \(value.typeName)") }
         return text
     }
@@ -70,7 +101,7 @@ package struct DataSyncWireReader {
     }
 
     package func optionalInt(_ key: String) throws -> Int? {
-        guard let value = fields[key], !value.isNull else { return nil }
+        guard let value = try self.value(key), !value.isNull else { return nil }
         if let number = value.intValue { return number }
         if let double = value.doubleValue, double.rounded() == double, let number = Int(exactly: double) {
             return number
@@ -98,8 +129,15 @@ package struct DataSyncWireReader {
         return date
     }
 
+    /// The `payload` member, kept as JSON; nil when absent or null. Every key list holds
+    /// `payload` (``DataSyncWireKeys`` adds the common members), so this cannot miss a slot.
     package func payload() -> JSONValue? {
-        guard let value = fields["payload"], !value.isNull else { return nil }
+        let value: JSONValue?
+        switch fields {
+        case .object(let object): value = object["payload"]
+        case .slots(_, let values): value = values[DataSyncWireKeys.payloadSlot]
+        }
+        guard let value, !value.isNull else { return nil }
         return value
     }
 
@@ -113,6 +151,8 @@ package struct DataSyncWireReader {
 package protocol DataSyncWireConvertible: Sendable {
     /// The object kind in messages (`user`, `channel`, …).
     static var wireKind: String { get }
+    /// The members ``init(wire:)`` reads: the byte reader keeps these and skips the rest.
+    static var wireKeys: DataSyncWireKeys { get }
     /// Reads the object from its wire JSON.
     init(wire reader: DataSyncWireReader) throws
     /// The object's wire JSON.

@@ -60,6 +60,7 @@ public struct PubNubDataSyncRelationship: PubNubDataSyncObject {
 
 extension PubNubDataSyncRelationship: DataSyncWireConvertible {
     package static var wireKind: String { "relationship" }
+    package static var wireKeys: DataSyncWireKeys { .relationship }
 
     package init(wire reader: DataSyncWireReader) throws {
         self.init(

@@ -38,6 +38,9 @@ extension JSONParser {
     @inline(__always)
     mutating func cachedName(start: Int, count: Int) -> String {
         if nameCache.isEmpty {
+            if objectsBegun < 2 {
+                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]), as: UTF8.self)
+            }
             nameCache = Array(repeating: CachedName(start: 0, count: -1, name: ""), count: Self.nameCacheSize)
         }
         let first = count > 0 ? Int(bytes[start]) : 0

@@ -78,16 +78,24 @@ struct JSONParser {
     ///
     /// Raw storage (``ScratchStack``) rather than arrays: a push is a store and taking the values
     /// out is a move, with no uniqueness check and no placeholder to destroy per value.
-    let elementStack = ScratchStack<JSONValue>()
-    let memberStack = ScratchStack<JSONObject.Member>()
+    ///
+    /// Each is made at the first container that needs it: a document of scalars or objects only
+    /// (a DataSync payload read by `JSONValueReader`) never pays for the element stack, a scalar
+    /// for none of them.
+    lazy var elementStack = ScratchStack<JSONValue>()
+    lazy var memberStack = ScratchStack<JSONObject.Member>()
     /// A fingerprint of each collected member's name (see `fingerprint(_:count:)`), so the check
     /// for repeated names compares integers and looks at the names only when two prints agree.
-    let memberPrints = ScratchStack<UInt64>()
+    lazy var memberPrints = ScratchStack<UInt64>()
     /// Member names already made into strings, by where their bytes are in the buffer: a payload
     /// repeats a few names in every object, and comparing a name's bytes with an earlier
     /// occurrence is cheaper than making (and for longer names allocating) a new `String`.
-    /// Direct-mapped, allocated at the first name.
+    /// Direct-mapped, allocated at the first name of the second object: the names of a document
+    /// with one object (a small payload) are all different, and building, filling and destroying
+    /// the cache's slots cost more than the few names it would hold.
     var nameCache: [CachedName] = []
+    /// How many objects the parse has begun, up to 2 (the cache's trigger).
+    var objectsBegun = 0
 
     struct CachedName {
         var start: Int
@@ -220,6 +228,7 @@ struct JSONParser {
 
     mutating func parseObject() throws -> JSONValue {
         try enterContainer()
+        if objectsBegun < 2 { objectsBegun += 1 }
         index += 1  // {
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {

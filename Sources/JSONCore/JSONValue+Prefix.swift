@@ -17,6 +17,10 @@ package struct JSONValueReader {
         return memcmp(base + first, base + second, count) == 0
     }
 
+    /// How many slots the parser's member-name cache has: 0 until a second object begins, for
+    /// tests that count what a parse builds.
+    package var nameCacheSlots: Int { parser.nameCache.count }
+
     /// A reader over `bytes`; `options` apply to every value read, with the nesting limit counted
     /// from the document's root (see ``value(at:depth:)``).
     package init(_ bytes: UnsafeRawBufferPointer, options: JSONParsingOptions = JSONParsingOptions()) {

@@ -1,5 +1,6 @@
 import DataSync
 import DataSyncEmulator
+import DataSyncModels
 import DataSyncTestSupport
 import Foundation
 import JSONCore
@@ -22,7 +23,8 @@ import Transport
 /// The group also runs 16 concurrent `dataSync.getUser` calls against the bare transport sending
 /// the byte-identical GET (issue 34 §1: the SDK's overhead under concurrency, for a read), once
 /// from a plain client and once from a client that holds a long-poll meanwhile. Every concurrent
-/// pair reports CPU and context switches per call beside the rate.
+/// pair reports CPU and context switches per call beside the rate, and the reads begin with the
+/// SDK's own cost per `getUser` over a canned answer (no network), against the transport's call alone.
 ///
 /// For profiling one pair alone (`perf record` of the whole group mixes every row):
 /// `PUBLISH_BENCH_ROWS=reads` (or `publish`) runs only those rows, `PUBLISH_BENCH_BACKENDS=curl`
@@ -194,6 +196,7 @@ enum PublishBench {
         guard let request = recorder.lastRequest else { throw BenchFailure(message: "no getUser request recorded") }
         let canned = CannedClient(response: try await transport.send(request))
         if threadBreakdown { try await printCannedCost(pubnub, userID, canned, "\(backend)") }
+        var rows = try await cannedRows(pubnub, userID, canned, request, backend)
         let total = concurrency * perWorker
         let sdkRound = readRound(pubnub, userID)
         let bareRound: @Sendable () async throws -> Void = {
@@ -217,7 +220,7 @@ enum PublishBench {
                             from: before, to: ThreadSwitches.now(), operations: total * cpuRounds))
             }
         }
-        var rows = try await readRows(
+        rows += try await readRows(
             label: "via the SDK", backend: backend, sdkRound: sdkRound, bareRound: bareRound)
         guard subscribedReads else { return rows }
         // The same reads from a client that also holds a long-poll (as an app with a subscription
@@ -252,6 +255,64 @@ enum PublishBench {
         let cpu = String(format: "%.2f", used.cpuSeconds * 1e6 / Double(calls))
         let switches = String(format: "%.3f", Double(used.switches) / Double(calls))
         print("getUser (\(label)): the SDK's own cost per call over a canned answer: \(cpu) µs, \(switches) switches")
+    }
+
+    /// The SDK's own cost per `getUser`, with no network: one caller, the transport answering at
+    /// once with the bytes the emulator gave (recorded once), against the same call on that
+    /// transport alone, which neither builds a request nor decodes an answer. The CPU row is what
+    /// the SDK adds to each read, whatever the backend; the concurrent rows' gap follows it.
+    private static func cannedRows(
+        _ pubnub: PubNub, _ userID: String, _ canned: CannedClient, _ request: HTTPRequest, _ backend: String
+    ) async throws -> [BenchRow] {
+        let calls = 2_000
+        let custom = PubNub.RequestConfiguration(transport: canned)
+        let sdkRound: @Sendable () async throws -> Void = {
+            for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID, custom: custom) }
+        }
+        let bareRound: @Sendable () async throws -> Void = {
+            for _ in 0..<calls { _ = try await sendOpaque(canned, request) }
+        }
+        var sdk = 0.0
+        var bare = 0.0
+        var sdkCost = Cost.worst
+        var bareCost = Cost.worst
+        for _ in 0..<trials {
+            sdk = max(sdk, try await Bench.throughputAsync(operations: calls, sdkRound))
+            sdkCost = sdkCost.best(try await costPerOperation(operations: calls, sdkRound))
+            bare = max(bare, try await Bench.throughputAsync(operations: calls, bareRound))
+            bareCost = bareCost.best(try await costPerOperation(operations: calls, bareRound))
+        }
+        let baselineName = "the canned transport's send alone (no request built, nothing decoded)"
+        let body = canned.response.body
+        let decode = try Bench.compare(
+            "getUser's answer decoded to a PubNubDataSyncUser (\(body.count) bytes)", unit: "decodes/s",
+            ours: { _ = try DataSyncEnvelope.object(PubNubDataSyncUser.self, from: body) },
+            baselineName: "JSONValue(parsing:) of the same bytes alone", baseline: { _ = try JSONValue(parsing: body) })
+        let paths = try Bench.compare(
+            "getUser's answer decoded by the byte reader (DataSyncEnvelope.objectDirectly)", unit: "decodes/s",
+            ours: {
+                guard DataSyncEnvelope.objectDirectly(PubNubDataSyncUser.self, from: body) != nil else {
+                    throw BenchFailure(message: "the byte reader did not take the getUser answer")
+                }
+            },
+            baselineName: "the tree decoder (objectThroughTree)",
+            baseline: { _ = try DataSyncEnvelope.objectThroughTree(PubNubDataSyncUser.self, from: body) })
+        return [
+            decode, paths,
+            BenchRow(
+                scenario: "getUser over a canned answer, one caller, no network (\(backend)'s answer)",
+                unit: "calls/s", ours: sdk, baselineName: baselineName, baseline: bare),
+            BenchRow(
+                scenario: "getUser over a canned answer: CPU per call (\(backend)'s answer)", unit: "µs/call",
+                ours: sdkCost.cpu, baselineName: baselineName, baseline: bareCost.cpu, higherIsBetter: false),
+        ]
+    }
+
+    /// `client.send(request)` through an existential the optimiser cannot see through, so a loop
+    /// of canned answers is not folded away.
+    @inline(never)
+    private static func sendOpaque(_ client: any HTTPClient, _ request: HTTPRequest) async throws -> HTTPResponse {
+        try await client.send(request)
     }
 
     /// One round of `getUser` from `concurrency` tasks, `perWorker` each.

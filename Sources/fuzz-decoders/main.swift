@@ -16,14 +16,37 @@ func finding(_ what: String, _ input: [UInt8]) -> Never {
     abort()
 }
 
-/// Every DataSync model the client decodes from `{"data": …}` answers.
+/// Every DataSync model the client decodes from `{"data": …}` answers; where the byte reader
+/// takes a body, the tree decoder must give the same value (issue 31 §2: the two paths may not drift).
 func decodeEnvelopes(_ body: [UInt8]) {
-    _ = try? DataSyncEnvelope.object(PubNubDataSyncUser.self, from: body)
-    _ = try? DataSyncEnvelope.object(PubNubDataSyncChannel.self, from: body)
-    _ = try? DataSyncEnvelope.object(PubNubDataSyncEntity.self, from: body)
-    _ = try? DataSyncEnvelope.list(PubNubDataSyncUser.self, from: body)
-    _ = try? DataSyncEnvelope.list(PubNubDataSyncMembership.self, from: body)
-    _ = try? DataSyncEnvelope.list(PubNubDataSyncRelationship.self, from: body)
+    sameObject(PubNubDataSyncUser.self, body)
+    sameObject(PubNubDataSyncChannel.self, body)
+    sameObject(PubNubDataSyncEntity.self, body)
+    sameList(PubNubDataSyncUser.self, body)
+    sameList(PubNubDataSyncMembership.self, body)
+    sameList(PubNubDataSyncRelationship.self, body)
+}
+
+/// The wire JSON of a decoded model, which tells apart what `==` does not (number kinds,
+/// canonically equivalent strings).
+func wire<T: DataSyncWireConvertible>(_ value: T) -> [UInt8]? {
+    try? JSONValue.object(value.wireFields).jsonBytes(sortedKeys: true)
+}
+
+func sameObject<T: DataSyncWireConvertible & Equatable>(_ type: T.Type, _ body: [UInt8]) {
+    let tree = try? DataSyncEnvelope.objectThroughTree(type, from: body)
+    guard let direct = DataSyncEnvelope.objectDirectly(type, from: body) else { return }
+    guard let tree, tree == direct, wire(tree) == wire(direct) else {
+        finding("the byte reader gave \(direct), the tree \(String(describing: tree))", body)
+    }
+}
+
+func sameList<T: DataSyncWireConvertible & Equatable>(_ type: T.Type, _ body: [UInt8]) {
+    let tree = try? DataSyncEnvelope.listThroughTree(type, from: body)
+    guard let direct = DataSyncEnvelope.listDirectly(type, from: body) else { return }
+    guard let tree, tree.0 == direct.0, tree.1 == direct.1, tree.0.map(wire) == direct.0.map(wire) else {
+        finding("the byte reader gave \(direct), the tree \(String(describing: tree))", body)
+    }
 }
 
 /// An error answer of any status: the error must describe itself and keep its status.

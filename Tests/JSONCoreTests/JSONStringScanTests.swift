@@ -53,6 +53,26 @@ import Testing
 /// Member names are made once and reused when the same bytes come back (a cache keyed by where
 /// a name was seen); names that share a slot, a length or a prefix must still come out as written.
 @Suite struct JSONNameCacheTests {
+    /// A DataSync payload is one small object: its names are all different, so a cache for them
+    /// is built, filled and destroyed for nothing (the parser used to make it at the first name).
+    @Test func aDocumentWithOneObjectBuildsNoNameCacheAndTheSecondObjectDoes() throws {
+        let one = Array(#"{"firstName":"Ada","lastName":"Lovelace","n":{}}"#.utf8)
+        try one.withUnsafeBytes { bytes in
+            var reader = JSONValueReader(UnsafeRawBufferPointer(bytes))
+            let (value, end) = try reader.value(at: 0, depth: 0)
+            #expect(end == one.count)
+            #expect(value == ["firstName": "Ada", "lastName": "Lovelace", "n": [:]])
+            #expect(reader.nameCacheSlots == 0)
+        }
+        let two = Array(#"[{"name":1},{"name":2},{"name":3}]"#.utf8)
+        try two.withUnsafeBytes { bytes in
+            var reader = JSONValueReader(UnsafeRawBufferPointer(bytes))
+            let (value, _) = try reader.value(at: 0, depth: 0)
+            #expect(value == [["name": 1], ["name": 2], ["name": 3]])
+            #expect(reader.nameCacheSlots > 0)
+        }
+    }
+
     @Test func namesThatCollideOrDifferSlightlyStayApart() throws {
         // Names of one length with the same first and last byte share a cache slot.
         let names = ["ab", "aab", "abb", "axb", "ayb", "a", "b", "", "text", "tex", "t\u{E9}xt", "n", "N"]
