@@ -246,7 +246,7 @@ enum PublishBench {
     private static func printCannedCost(_ pubnub: PubNub, _ userID: String, _ canned: CannedClient, _ label: String)
         async throws
     {
-        let calls = environment("PUBLISH_BENCH_CANNED_CALLS").flatMap { Int($0) } ?? 20_000
+        let calls = environment("PUBLISH_BENCH_CANNED_CALLS").flatMap { Int($0) } ?? Bench.scale(20_000, smoke: 200)
         let custom = PubNub.RequestConfiguration(transport: canned)
         _ = try await pubnub.dataSync.getUser(id: userID, custom: custom)
         let start = CurlRoundTripBench.usage()
@@ -264,7 +264,7 @@ enum PublishBench {
     private static func cannedRows(
         _ pubnub: PubNub, _ userID: String, _ canned: CannedClient, _ request: HTTPRequest, _ backend: String
     ) async throws -> [BenchRow] {
-        let calls = 2_000
+        let calls = Bench.scale(2_000, smoke: 20)
         let custom = PubNub.RequestConfiguration(transport: canned)
         let sdkRound: @Sendable () async throws -> Void = {
             for _ in 0..<calls { _ = try await pubnub.dataSync.getUser(id: userID, custom: custom) }
