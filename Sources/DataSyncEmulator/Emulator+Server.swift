@@ -160,7 +160,7 @@ public struct EmulatorServerLimits: Sendable, Hashable {
     /// The most request bytes buffered across all connections at once (a body counts at its
     /// declared length); a request over it is answered `503` with `Retry-After: 1`. Default 256 MiB.
     public var maximumBufferedRequestBytes: Int
-    /// How many event-loop threads write the answers, 1 to 16; nil (the default) leaves the HTTP
+    /// How many event-loop threads write the answers, 1 to 8; nil (the default) leaves the HTTP
     /// server's choice: 2, or 1 on a single core. A fan-out to thousands of held subscribers is
     /// written from that many cores at once; connections are dealt out to the loops in turn.
     public var eventLoops: Int?

@@ -77,7 +77,7 @@ public final class HTTPServer: Sendable {
         public var maximumBufferedRequestBytes: Int
         /// The listen backlog passed to `listen(2)`. Default 1,024.
         public var listenBacklog: Int
-        /// How many event-loop threads serve the connections, from 1 to 16. Default: 2, or 1 on a
+        /// How many event-loop threads serve the connections, from 1 to 8. Default: 2, or 1 on a
         /// machine with one active core.
         ///
         /// Connections are dealt out to the loops in turn as they are accepted, and each stays on
@@ -113,9 +113,10 @@ public final class HTTPServer: Sendable {
 
         /// Two loops where two cores are active, one on a single core.
         static let defaultEventLoops = min(2, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        /// The most event loops a server runs: more would not fit the descriptors
-        /// ``maximumConnections`` leaves spare, and gain nothing on the machines the emulator serves.
-        static let maximumEventLoops = 16
+        /// The most event loops a server runs: each takes three of the 64 descriptors the
+        /// connection limit's check keeps spare (see `DescriptorBudget`), so more would crowd out
+        /// the files the process opens, for no gain on the machines the emulator serves.
+        static let maximumEventLoops = 8
     }
 
     /// Counters a test can read to check connection handling, for example keep-alive reuse

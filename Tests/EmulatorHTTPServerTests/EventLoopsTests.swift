@@ -60,7 +60,7 @@ struct EventLoopsTests {
         }
     }
 
-    @Test(arguments: [0, 17])
+    @Test(arguments: [0, 9])
     func anEventLoopCountOutOfRangeIsRefused(count: Int) async throws {
         let server = HTTPServer(configuration: serverConfiguration { $0.eventLoops = count }, handler: ParkingHandler())
         let error = await #expect(throws: HTTPServerError.self) { try await server.start() }
