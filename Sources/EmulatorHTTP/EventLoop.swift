@@ -366,11 +366,8 @@ final class EventLoop: @unchecked Sendable {
             case .evictIdle:
                 _ = evictIdleConnection(keepingSlot: false)
                 continue
-            default:
-                liveTasks[delivery.connectionID] = nil
-            }
-            switch delivery.content {
             case .parked(let pending):
+                liveTasks[delivery.connectionID] = nil
                 guard let connection = connections[delivery.connectionID], connection.phase == .handling else {
                     // The client left while the handler was still deciding to park.
                     pending.cancel()
@@ -381,9 +378,8 @@ final class EventLoop: @unchecked Sendable {
                 parkedCount += 1
                 continue
             case .response(let answer):
+                liveTasks[delivery.connectionID] = nil
                 response = answer
-            case .adopt, .makeRoom, .evictIdle:
-                continue
             }
             guard let connection = connections[delivery.connectionID], connection.phase == .handling,
                 let head = connection.head
