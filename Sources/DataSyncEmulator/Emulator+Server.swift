@@ -37,6 +37,7 @@ extension Emulator {
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.maximumConnections = serverLimits.maximumConnections
         configuration.maximumBufferedRequestBytes = serverLimits.maximumBufferedRequestBytes
+        if let eventLoops = serverLimits.eventLoops { configuration.eventLoops = eventLoops }
         let server = HTTPServer(configuration: configuration, handler: handler)
         do {
             try await server.start()
@@ -159,11 +160,19 @@ public struct EmulatorServerLimits: Sendable, Hashable {
     /// The most request bytes buffered across all connections at once (a body counts at its
     /// declared length); a request over it is answered `503` with `Retry-After: 1`. Default 256 MiB.
     public var maximumBufferedRequestBytes: Int
+    /// How many event-loop threads write the answers, 1 to 8; nil (the default) leaves the HTTP
+    /// server's choice: 2, or 1 on a single core. A fan-out to thousands of held subscribers is
+    /// written from that many cores at once; connections are dealt out to the loops in turn.
+    public var eventLoops: Int?
 
     /// Creates limits; the defaults are the HTTP server's.
-    public init(maximumConnections: Int = 16_384, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024) {
+    public init(
+        maximumConnections: Int = 16_384, maximumBufferedRequestBytes: Int = 256 * 1024 * 1024,
+        eventLoops: Int? = nil
+    ) {
         self.maximumConnections = maximumConnections
         self.maximumBufferedRequestBytes = maximumBufferedRequestBytes
+        self.eventLoops = eventLoops
     }
 }
 

@@ -9,9 +9,10 @@ import PubNubBase
     import Darwin
 #endif
 
-// Which connections the loop takes on: accepting up to the connection limit, refusing past it
-// with a `503`, giving up the connection idle longest when out of room, and the budget of request
-// bytes buffered across all connections.
+// Which connections the server takes on: accepting up to the connection limit (on the listening
+// loop), refusing past it with a `503`, giving up the connection idle longest when out of room,
+// and the budget of request bytes buffered across all connections. The limits are the server's,
+// counted in `group` across its loops.
 extension EventLoop {
     func acceptConnections(now: UInt64) {
         var accepted = 0
@@ -22,9 +23,11 @@ extension EventLoop {
                 if code == EINTR || code == ECONNABORTED { continue }
                 if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
                     // Out of descriptors: an idle connection's is the cheapest to give up.
-                    if evictIdleConnection() { continue }
-                    // None idle: stop polling the listener for a moment instead of spinning.
-                    acceptPausedUntil = now + 100_000_000
+                    if evictIdleConnection(keepingSlot: false) { continue }
+                    // None idle here: another loop may close one of its own (shortly, so look
+                    // again soon); with none anywhere, stop polling the listener for a moment
+                    // instead of spinning.
+                    acceptPausedUntil = now + (requestRemoteEviction() ? 10_000_000 : 100_000_000)
                 }
                 return
             }
@@ -33,21 +36,32 @@ extension EventLoop {
                 continue
             }
             accepted += 1
-            if connections.count - refusals >= configuration.maximumConnections && !evictIdleConnection() {
-                refuse(fd, now: now)
-                continue
-            }
-            let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
-            nextID += 1
-            connections[connection.id] = connection
-            connection.registeredEvents = interest(of: connection)
-            poller.add(fd, token: connection.id, events: connection.registeredEvents)
-            refresh(connection)
-            noteIdle(connection)
-            shared.withLock {
-                $0.statistics.connectionsAccepted += 1
-                $0.statistics.openConnections += 1
-            }
+            admit(fd, now: now)
+        }
+    }
+
+    /// Counts a newly accepted connection toward the limit and gives it to the next loop in turn;
+    /// at the limit, makes room for it or refuses it.
+    func admit(_ fd: Int32, now: UInt64) {
+        let maximum = configuration.maximumConnections
+        let counted = group.withLock { state -> Bool in
+            guard state.open < maximum else { return false }
+            state.open += 1
+            state.statistics.connectionsAccepted += 1
+            state.statistics.openConnections += 1
+            return true
+        }
+        guard counted else {
+            makeRoom(for: fd, hops: 0, now: now)
+            return
+        }
+        let target = nextTarget
+        nextTarget = nextTarget + 1 < peers.count ? nextTarget + 1 : 0
+        if target == index || target >= peers.count {
+            adoptCounted(fd, now: now)
+        } else if !peers[target].post(Delivery(connectionID: 0, content: .adopt(fd))) {
+            // That loop is stopping, and so is the server.
+            uncount(fd)
         }
     }
 
@@ -55,23 +69,25 @@ extension EventLoop {
     /// it (lingering briefly so the answer is not lost to a reset). When too many are being
     /// refused already, closes it at once.
     func refuse(_ fd: Int32, now: UInt64) {
-        guard refusals < maximumRefusals else {
-            shared.withLock { $0.statistics.connectionsRefused += 1 }
+        let maximumRefusals = self.maximumRefusals
+        let answered = group.withLock { state -> Bool in
+            state.statistics.connectionsRefused += 1
+            guard state.refusals < maximumRefusals else { return false }
+            state.refusals += 1
+            state.statistics.connectionsAccepted += 1
+            state.statistics.openConnections += 1
+            return true
+        }
+        guard answered else {
             close(fd)
             return
         }
         let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
         nextID += 1
         connection.isRefusal = true
-        refusals += 1
         connections[connection.id] = connection
         connection.registeredEvents = interest(of: connection)
         poller.add(fd, token: connection.id, events: connection.registeredEvents)
-        shared.withLock {
-            $0.statistics.connectionsAccepted += 1
-            $0.statistics.openConnections += 1
-            $0.statistics.connectionsRefused += 1
-        }
         let failure = RequestFailure(
             status: 503,
             message: "too many connections (the server's limit is \(configuration.maximumConnections)); retry later",
@@ -84,23 +100,24 @@ extension EventLoop {
     func noteIdle(_ connection: Connection) {
         guard connection.isIdle else { return }
         idleQueue.append((connection.id, connection.phaseClock))
+        if publishedIdleHint == nil && peers.count > 1 { publishIdleHint(connection.phaseClock) }
         // Stale entries pile up as connections get busy; rebuild once they dominate.
         if idleQueue.count - idleHead > 2 * connections.count + 64 {
-            idleQueue = idleQueue[idleHead...].filter { entry in
-                guard let candidate = connections[entry.id] else { return false }
-                return candidate.isIdle && candidate.phaseClock == entry.since
-            }
+            idleQueue = idleQueue[idleHead...].filter(isStillIdle)
             idleHead = 0
         }
     }
 
-    /// Closes the connection idle for longest, if any is idle. Returns whether one was closed.
-    func evictIdleConnection() -> Bool {
+    /// Closes this loop's connection idle for longest, if any is idle. Returns whether one was
+    /// closed. With `keepingSlot` its place in the connection limit is not given back: the caller
+    /// takes it for a new connection.
+    func evictIdleConnection(keepingSlot: Bool) -> Bool {
         defer {
             if idleHead > 0 && (idleHead == idleQueue.count || idleHead > 1024 && idleHead * 2 > idleQueue.count) {
                 idleQueue.removeFirst(idleHead)
                 idleHead = 0
             }
+            if peers.count > 1 { refreshIdleHint() }
         }
         while idleHead < idleQueue.count {
             let entry = idleQueue[idleHead]
@@ -109,8 +126,8 @@ extension EventLoop {
             else { continue }
             // Counted before the close, as `closeConnection` counts: a client that sees its
             // connection end must also see why in the statistics.
-            shared.withLock { $0.statistics.idleConnectionsEvicted += 1 }
-            closeConnection(candidate)
+            group.withLock { $0.statistics.idleConnectionsEvicted += 1 }
+            closeConnection(candidate, keepingSlot: keepingSlot)
             return true
         }
         return false
@@ -120,15 +137,18 @@ extension EventLoop {
     func account(_ connection: Connection) {
         let current = connection.bufferedRequestBytes
         guard current != connection.accountedBytes else { return }
-        bufferedBytes += current - connection.accountedBytes
+        let change = current - connection.accountedBytes
         connection.accountedBytes = current
-        let total = bufferedBytes
-        shared.withLock { $0.statistics.bufferedRequestBytes = total }
+        bufferedBytes = group.withLock { state in
+            state.bufferedBytes += change
+            state.statistics.bufferedRequestBytes = state.bufferedBytes
+            return state.bufferedBytes
+        }
     }
 
     /// Refuses the request `connection` is receiving because the buffer budget is spent.
     func refuseForBufferBudget(_ connection: Connection, now: UInt64) {
-        shared.withLock { $0.statistics.requestsRefusedForBufferLimit += 1 }
+        group.withLock { $0.statistics.requestsRefusedForBufferLimit += 1 }
         connection.declaredBodyBytes = 0
         reject(
             connection,

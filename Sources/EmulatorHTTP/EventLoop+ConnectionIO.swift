@@ -104,7 +104,8 @@ extension EventLoop {
                 if case .length(let length) = head.body {
                     // The declared body counts from now on: refuse it before reserving anything
                     // (and before any `100 Continue`) when it does not fit the budget.
-                    let others = bufferedBytes - connection.accountedBytes
+                    // The total as it is now: other loops change it too.
+                    let others = group.withLock { $0.bufferedBytes } - connection.accountedBytes
                     if others + connection.input.count + length > bufferBudget {
                         refuseForBufferBudget(connection, now: now)
                         return
@@ -137,7 +138,7 @@ extension EventLoop {
         let request = ServerRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let handler = self.handler
         let immediate = handler.respondImmediately(to: request)
-        shared.withLock {
+        group.withLock {
             $0.statistics.requestsReceived += 1
             if immediate != nil { $0.statistics.requestsAnsweredImmediately += 1 }
         }
@@ -150,7 +151,7 @@ extension EventLoop {
         }
         let id = connection.id
         // On the server's own threads, so a busy cooperative pool cannot hold the answer back.
-        shared.withLock { $0.statistics.handlerTasksRunning += 1 }
+        group.withLock { $0.statistics.handlerTasksRunning += 1 }
         let task = detachedHandlerTask { [self] in
             let reply = await handler.reply(to: request)
             handlerTaskEnded()
@@ -164,7 +165,7 @@ extension EventLoop {
     }
 
     func reject(_ connection: Connection, failure: RequestFailure, now: UInt64) {
-        shared.withLock { $0.statistics.requestsReceived += 1 }
+        group.withLock { $0.statistics.requestsReceived += 1 }
         beginWriting(connection, bytes: ResponseSerializer.failure(failure), closeAfter: true, now: now)
     }
 
@@ -203,11 +204,13 @@ extension EventLoop {
         connection.output = []
         connection.outputIndex = 0
         guard connection.phase == .writing else { return }
-        let (serialized, interestChanges) = (serializedCount, interestChangeCount)
-        shared.withLock {
+        let serialized = serializedCount - publishedSerialized
+        let interestChanges = interestChangeCount - publishedInterestChanges
+        (publishedSerialized, publishedInterestChanges) = (serializedCount, interestChangeCount)
+        group.withLock {
             $0.statistics.responsesSent += 1
-            $0.statistics.deliveriesSerialized = serialized
-            $0.statistics.interestChanges = interestChanges
+            $0.statistics.deliveriesSerialized += serialized
+            $0.statistics.interestChanges += interestChanges
         }
         if connection.closeAfterOutput {
             beginLingering(connection, now: now)
@@ -261,22 +264,30 @@ extension EventLoop {
         }
     }
 
-    func closeConnection(_ connection: Connection) {
+    /// Closes `connection`. With `keepingSlot` its place in the connection limit is not given
+    /// back (an eviction whose caller takes the place for a new connection).
+    func closeConnection(_ connection: Connection, keepingSlot: Bool = false) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        bufferedBytes -= connection.accountedBytes
+        let accounted = connection.accountedBytes
         connection.accountedBytes = 0
-        if connection.isRefusal { refusals -= 1 }
+        let isRefusal = connection.isRefusal
         let task = connection.phase == .handling ? connection.task : nil
         let pending = connection.phase == .handling ? connection.pending : nil
         if pending != nil { unpark(connection) }
         // Counters first, then the close and the cancellation, so whoever sees the connection
         // end or the handler cancelled also sees the counts.
-        let buffered = bufferedBytes
-        shared.withLock {
-            $0.statistics.openConnections -= 1
-            $0.statistics.bufferedRequestBytes = buffered
-            if task != nil { $0.statistics.handlersCancelled += 1 }
-            if pending != nil { $0.statistics.parkedResponsesCancelled += 1 }
+        bufferedBytes = group.withLock { state in
+            if isRefusal {
+                state.refusals -= 1
+            } else if !keepingSlot {
+                state.open -= 1
+            }
+            state.bufferedBytes -= accounted
+            state.statistics.openConnections -= 1
+            state.statistics.bufferedRequestBytes = state.bufferedBytes
+            if task != nil { state.statistics.handlersCancelled += 1 }
+            if pending != nil { state.statistics.parkedResponsesCancelled += 1 }
+            return state.bufferedBytes
         }
         poller.remove(connection.fd)
         close(connection.fd)

@@ -9,18 +9,21 @@ import PubNubBase
     import Darwin
 #endif
 
-/// The server's I/O engine: one thread waiting for readiness (epoll on Linux, `poll(2)` elsewhere,
-/// see ``Poller``) on the listening socket, a wake-up pipe and every connection, all non-blocking.
-/// A request the handler answers at once (``ServerHandler/respondImmediately(to:)``) is answered
-/// on this thread; every other request runs as a task, whose response comes back through a locked
-/// inbox and a byte on the wake-up pipe.
+/// One of the server's I/O engines: a thread waiting for readiness (epoll on Linux, `poll(2)`
+/// elsewhere, see ``Poller``) on a wake-up pipe and the connections it owns, all non-blocking; the
+/// first loop of a server also owns the listening socket and deals accepted connections out to
+/// the loops in turn (see `EventLoop+Group.swift`). A request the handler answers at once
+/// (``ServerHandler/respondImmediately(to:)``) is answered on the thread of the loop owning its
+/// connection; every other request runs as a task, whose response comes back to that loop through
+/// a locked inbox and a byte on the wake-up pipe.
 ///
-/// `@unchecked Sendable` is safe: every stored property except `shared`, `handler` and the
-/// constants is touched only by the loop thread (inside `run()` and what it calls). `handler` is
-/// `Sendable`, the constants are immutable, and `shared` is a `Locked` value; the methods other
-/// threads call (`deliver`, `shutdown`, `statistics`) touch nothing else, apart from writing to the
-/// wake-up pipe, which they do only while holding `shared`'s lock and only while the loop has not
-/// finished (the loop marks itself finished under that lock before closing the pipe).
+/// `@unchecked Sendable` is safe: every stored property except `shared`, `group`, `handler` and
+/// the constants is touched only by the loop thread (inside `run()` and what it calls), apart from
+/// `peers`, set once before the thread starts. `handler` is `Sendable`, the constants are
+/// immutable, and `shared` and `group` are `Locked` values; the methods other threads call
+/// (`deliver`, `park`, `post`, `shutdown`) touch nothing else, apart from writing to the wake-up
+/// pipe, which they do only while holding `shared`'s lock and only while the loop has not finished
+/// (the loop marks itself finished under that lock before closing the pipe).
 final class EventLoop: @unchecked Sendable {
     struct Delivery {
         enum Content {
@@ -28,6 +31,12 @@ final class EventLoop: @unchecked Sendable {
             case response(ServerResponse)
             /// The handler's task ended with a pending answer: the connection waits with no task.
             case parked(PendingResponse)
+            /// A connection the listening loop accepted and counted toward the limit, now this loop's.
+            case adopt(Int32)
+            /// A connection accepted at the limit: close an idle one to take it, or refuse it.
+            case makeRoom(Int32, hops: Int)
+            /// The listening loop is out of descriptors: close the connection idle longest.
+            case evictIdle
         }
 
         var connectionID: UInt64
@@ -39,7 +48,8 @@ final class EventLoop: @unchecked Sendable {
         var stopRequested = false
         var finished = false
         var stopWaiters: [CheckedContinuation<[Task<Void, Never>], Never>] = []
-        var statistics = HTTPServer.Statistics()
+        /// The handler tasks still running when the loop finished, for a `shutdown` that comes later.
+        var leftoverTasks: [Task<Void, Never>] = []
     }
 
     /// How long a closing connection may keep sending before it is closed anyway.
@@ -56,6 +66,10 @@ final class EventLoop: @unchecked Sendable {
     static let listenerToken: UInt64 = 1
 
     let shared = Locked(Shared())
+    /// The state every loop of the server shares (limits, idle hints, counters).
+    let group: Locked<LoopGroupState>
+    /// This loop's place among `peers`.
+    let index: Int
     let handler: any ServerHandler
     let configuration: HTTPServer.Configuration
     let limits: RequestParser.Limits
@@ -66,6 +80,13 @@ final class EventLoop: @unchecked Sendable {
     let wakeWrite: Int32
 
     // Loop-thread state.
+    /// Every loop of the server, this one included, in order; set before the threads start and
+    /// emptied when the loop finishes (the loops refer to each other).
+    var peers: [EventLoop] = []
+    /// The loop the next accepted connection goes to (the listening loop only).
+    var nextTarget = 0
+    /// What this loop last told `group` about its longest-idle connection.
+    var publishedIdleHint: UInt64?
     var listener: Int32
     var connections: [UInt64: Connection] = [:]
     var liveTasks: [UInt64: Task<Void, Never>] = [:]
@@ -74,15 +95,17 @@ final class EventLoop: @unchecked Sendable {
     /// The last answer from a task or a parked request, as serialized: kept for the next
     /// delivery, which in a fan-out is the same answer for another connection.
     var lastSerialized: (response: ServerResponse, head: RequestHead, output: ResponseSerializer.Output)?
-    /// Delivered answers serialized, and changes of a connection's registered events; published in
-    /// the statistics with each response sent (tests count them).
+    /// Delivered answers serialized, and changes of a connection's registered events; added to the
+    /// statistics with each response sent (tests count them), the `published` ones as of then.
     var serializedCount = 0
     var interestChangeCount = 0
+    var publishedSerialized = 0
+    var publishedInterestChanges = 0
+    /// `parkedCount` as last added to the statistics.
+    var publishedParked = 0
     var nextID: UInt64 = 16
-    /// Request bytes buffered across all connections (each connection's `accountedBytes`).
+    /// Request bytes buffered across all loops, as of this loop's last change to the total.
     var bufferedBytes = 0
-    /// Connections in `connections` that are only being refused (they do not count toward the limit).
-    var refusals = 0
     /// Connections that became idle, oldest first, with the `phaseClock` they had then; an entry
     /// is stale once its connection is gone, busy, or idle again since a later time.
     var idleQueue: [(id: UInt64, since: UInt64)] = []
@@ -95,11 +118,16 @@ final class EventLoop: @unchecked Sendable {
     let poller: Poller
     var ready: [Poller.Ready] = []
 
-    init(listener: Int32, configuration: HTTPServer.Configuration, handler: any ServerHandler) throws(HTTPServerError) {
+    /// A loop; `listener` is the listening socket for the first loop of a server and -1 for the
+    /// others. On failure the listener is closed.
+    init(
+        index: Int, listener: Int32, configuration: HTTPServer.Configuration, handler: any ServerHandler,
+        group: Locked<LoopGroupState>
+    ) throws(HTTPServerError) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
             let code = Socket.lastError
-            close(listener)
+            if listener >= 0 { close(listener) }
             throw HTTPServerError(code: .systemCallFailed, message: "pipe(): \(Socket.describe(code))")
         }
         for end in pipeEnds {
@@ -109,13 +137,15 @@ final class EventLoop: @unchecked Sendable {
         do {
             self.poller = try Poller(backend: configuration.eventBackend)
         } catch {
-            for fd in pipeEnds + [listener] { close(fd) }
+            for fd in pipeEnds + [listener] where fd >= 0 { close(fd) }
             throw error
         }
         poller.add(pipeEnds[0], token: Self.wakeToken, events: Int16(POLLIN))
         self.wakeRead = pipeEnds[0]
         self.wakeWrite = pipeEnds[1]
         self.listener = listener
+        self.index = index
+        self.group = group
         self.configuration = configuration
         self.handler = handler
         self.limits = RequestParser.Limits(
@@ -141,12 +171,16 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "EmulatorHTTP.HTTPServer"
+        thread.name = index == 0 ? "EmulatorHTTP.HTTPServer" : "EmulatorHTTP.HTTPServer.\(index)"
         thread.start()
     }
 
-    var statistics: HTTPServer.Statistics {
-        shared.withLock { $0.statistics }
+    /// Closes the descriptors of a loop that was created but never started.
+    func abandon() {
+        if listener >= 0 { close(listener) }
+        listener = -1
+        close(wakeRead)
+        close(wakeWrite)
     }
 
     /// Hands a handler's response to the loop. Dropped if the loop has finished.
@@ -162,13 +196,7 @@ final class EventLoop: @unchecked Sendable {
     /// completed. The loop learns of the parking before of the answer (same inbox, in order), so it
     /// can tell a closed connection's pending answer to stop waiting.
     func park(_ pending: PendingResponse, for connectionID: UInt64) {
-        let accepted = shared.withLock { shared -> Bool in
-            guard !shared.finished else { return false }
-            shared.inbox.append(Delivery(connectionID: connectionID, content: .parked(pending)))
-            if shared.inbox.count == 1 { wake() }
-            return true
-        }
-        guard accepted else {
+        guard post(Delivery(connectionID: connectionID, content: .parked(pending))) else {
             pending.cancel()
             return
         }
@@ -180,21 +208,24 @@ final class EventLoop: @unchecked Sendable {
 
     /// Counts a handler task's end (its closure returned), for ``HTTPServer/Statistics``.
     func handlerTaskEnded() {
-        shared.withLock { $0.statistics.handlerTasksRunning -= 1 }
+        group.withLock { $0.statistics.handlerTasksRunning -= 1 }
     }
 
     /// Asks the loop to stop and waits until it has closed everything; returns the handler tasks
     /// that were still running, for the caller to await.
     func shutdown() async -> [Task<Void, Never>] {
         await withCheckedContinuation { continuation in
-            let finished = shared.withLock { shared -> Bool in
-                guard !shared.finished else { return true }
+            let leftover = shared.withLock { shared -> [Task<Void, Never>]? in
+                guard !shared.finished else {
+                    defer { shared.leftoverTasks = [] }
+                    return shared.leftoverTasks
+                }
                 shared.stopWaiters.append(continuation)
                 shared.stopRequested = true
                 wake()
-                return false
+                return nil
             }
-            if finished { continuation.resume(returning: []) }
+            if let leftover { continuation.resume(returning: leftover) }
         }
     }
 
@@ -319,21 +350,24 @@ final class EventLoop: @unchecked Sendable {
             return (taken, shared.stopRequested)
         }
         if stop {
-            Self.cancelParked(in: deliveries)
+            discard(deliveries)
             return true
         }
-        let parkedBefore = parkedCount
-        defer {
-            if parkedCount != parkedBefore {
-                let parked = parkedCount
-                shared.withLock { $0.statistics.parkedResponses = parked }
-            }
-        }
+        defer { publishParked() }
         for delivery in deliveries {
-            liveTasks[delivery.connectionID] = nil
             let response: ServerResponse
             switch delivery.content {
+            case .adopt(let fd):
+                adoptCounted(fd, now: now)
+                continue
+            case .makeRoom(let fd, let hops):
+                makeRoom(for: fd, hops: hops, now: now)
+                continue
+            case .evictIdle:
+                _ = evictIdleConnection(keepingSlot: false)
+                continue
             case .parked(let pending):
+                liveTasks[delivery.connectionID] = nil
                 guard let connection = connections[delivery.connectionID], connection.phase == .handling else {
                     // The client left while the handler was still deciding to park.
                     pending.cancel()
@@ -344,9 +378,10 @@ final class EventLoop: @unchecked Sendable {
                 parkedCount += 1
                 connection.releaseRequestState()
                 let kept = connection.retainedRequestBytes
-                shared.withLock { $0.statistics.lastParkedRequestBytes = kept }
+                group.withLock { $0.statistics.lastParkedRequestBytes = kept }
                 continue
             case .response(let answer):
+                liveTasks[delivery.connectionID] = nil
                 response = answer
             }
             guard let connection = connections[delivery.connectionID], connection.phase == .handling,
@@ -399,15 +434,15 @@ final class EventLoop: @unchecked Sendable {
     func unpark(_ connection: Connection) {
         connection.pending = nil
         parkedCount -= 1
-        let parked = parkedCount
-        shared.withLock { $0.statistics.parkedResponses = parked }
+        publishParked()
     }
 
-    /// Tells the producers of pending answers that never reached a connection to stop waiting.
-    static func cancelParked(in deliveries: [Delivery]) {
-        for delivery in deliveries {
-            if case .parked(let pending) = delivery.content { pending.cancel() }
-        }
+    /// Brings the statistics' count of parked answers up to date with this loop's.
+    func publishParked() {
+        guard parkedCount != publishedParked else { return }
+        let change = parkedCount - publishedParked
+        publishedParked = parkedCount
+        group.withLock { $0.statistics.parkedResponses += change }
     }
 
     func finish() {
@@ -426,11 +461,14 @@ final class EventLoop: @unchecked Sendable {
             shared.inbox.removeAll()
             let waiters = shared.stopWaiters
             shared.stopWaiters.removeAll()
+            if waiters.isEmpty { shared.leftoverTasks = tasks }
             return (waiters, leftover)
         }
-        Self.cancelParked(in: leftover)
+        discard(leftover)
         close(wakeRead)
         close(wakeWrite)
+        publishIdleHint(nil)
+        peers = []
         for waiter in waiters { waiter.resume(returning: tasks) }
     }
 }

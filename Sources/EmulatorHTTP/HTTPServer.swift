@@ -1,6 +1,8 @@
+import Foundation
 import PubNubBase
 
-/// The emulator's HTTP/1.1 server: POSIX sockets, one event-loop thread, async handlers.
+/// The emulator's HTTP/1.1 server: POSIX sockets, event-loop threads (two on a machine with two
+/// cores or more), async handlers.
 ///
 /// The server accepts connections on a loopback address by default, parses HTTP/1.1 requests
 /// strictly (see `Documentation/EmulatorHTTPServer.md` for every rule and status code), and hands
@@ -12,8 +14,11 @@ import PubNubBase
 /// sent whenever the pending response is completed, or the pending response is cancelled when the
 /// client goes away.
 ///
-/// All socket I/O runs on one dedicated thread (not on Swift's cooperative pool) that waits in
-/// `poll(2)`, so no cooperative thread ever blocks on the network.
+/// All socket I/O runs on dedicated threads (not on Swift's cooperative pool) that wait in epoll
+/// or `poll(2)`, so no cooperative thread ever blocks on the network. With several event loops
+/// (``Configuration/eventLoops``) each connection belongs to one of them from accept to close,
+/// and its answers are written by that loop's thread; the limits (connections, buffered bytes)
+/// and the ``statistics`` are the server's, across its loops.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(), handler: HTTPTestingHandler())
@@ -72,6 +77,15 @@ public final class HTTPServer: Sendable {
         public var maximumBufferedRequestBytes: Int
         /// The listen backlog passed to `listen(2)`. Default 1,024.
         public var listenBacklog: Int
+        /// How many event-loop threads serve the connections, from 1 to 8. Default: 2, or 1 on a
+        /// machine with one active core.
+        ///
+        /// Connections are dealt out to the loops in turn as they are accepted, and each stays on
+        /// its loop. More than one loop lets a fan-out (one publish answering thousands of held
+        /// long-polls) write its answers from several cores at once; with one loop every
+        /// connection shares one thread, as a server for a few clients needs. Each loop costs a
+        /// thread, a wake-up pipe and a poller (three file descriptors).
+        public var eventLoops: Int
         /// The readiness mechanism (epoll on Linux unless told to use `poll(2)`), for measurements.
         package var eventBackend: EventBackend = .automatic
 
@@ -94,7 +108,15 @@ public final class HTTPServer: Sendable {
             self.maximumConnections = 16_384
             self.maximumBufferedRequestBytes = 256 * 1024 * 1024
             self.listenBacklog = 1024
+            self.eventLoops = Self.defaultEventLoops
         }
+
+        /// Two loops where two cores are active, one on a single core.
+        static let defaultEventLoops = min(2, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        /// The most event loops a server runs: each takes three of the 64 descriptors the
+        /// connection limit's check keeps spare (see `DescriptorBudget`), so more would crowd out
+        /// the files the process opens, for no gain on the machines the emulator serves.
+        static let maximumEventLoops = 8
     }
 
     /// Counters a test can read to check connection handling, for example keep-alive reuse
@@ -134,6 +156,9 @@ public final class HTTPServer: Sendable {
         /// Idle connections closed to make room for a new one at the connection limit (or when
         /// the process ran out of file descriptors).
         public var idleConnectionsEvicted: Int = 0
+        /// Connections each event loop has taken on since ``HTTPServer/start()``, by loop (refusals
+        /// not counted): how the connections were spread.
+        package var connectionsPerLoop: [Int] = []
         /// Requests answered `503` because the buffered-request-bytes limit was reached.
         public var requestsRefusedForBufferLimit: Int = 0
         /// Request bytes buffered across all connections now, declared bodies included: what
@@ -146,8 +171,8 @@ public final class HTTPServer: Sendable {
 
     private enum State {
         case idle
-        case running(EventLoop, port: UInt16)
-        case stopped(EventLoop?, port: UInt16?)
+        case running([EventLoop], port: UInt16)
+        case stopped([EventLoop], port: UInt16?)
     }
 
     /// The configuration the server was created with.
@@ -177,10 +202,12 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        // A server dropped without stop(): ask its loop to close everything (without waiting),
-        // so the thread and sockets do not outlive it.
+        // A server dropped without stop(): ask its loops to close everything (without waiting),
+        // so the threads and sockets do not outlive it.
         state.withLock { state in
-            if case .running(let loop, _) = state { loop.requestStop() }
+            if case .running(let loops, _) = state {
+                for loop in loops { loop.requestStop() }
+            }
         }
     }
 
@@ -199,28 +226,25 @@ public final class HTTPServer: Sendable {
     /// ``Configuration/maximumConnections``, or fewer when the process's file-descriptor limit
     /// cannot hold that many even after raising its soft limit to the hard one. `nil` before.
     public var connectionLimit: Int? {
+        loops.first?.configuration.maximumConnections
+    }
+
+    /// The server's counters, across its event loops; zero before ``start()``.
+    public var statistics: Statistics {
+        loops.first?.group.withLock { $0.statistics } ?? Statistics()
+    }
+
+    private var loops: [EventLoop] {
         state.withLock { state in
             switch state {
-            case .idle: return nil
-            case .running(let loop, _): return loop.configuration.maximumConnections
-            case .stopped(let loop, _): return loop?.configuration.maximumConnections
+            case .idle: return []
+            case .running(let loops, _): return loops
+            case .stopped(let loops, _): return loops
             }
         }
     }
 
-    /// The server's counters; zero before ``start()``.
-    public var statistics: Statistics {
-        let loop: EventLoop? = state.withLock { state in
-            switch state {
-            case .idle: return nil
-            case .running(let loop, _): return loop
-            case .stopped(let loop, _): return loop
-            }
-        }
-        return loop?.statistics ?? Statistics()
-    }
-
-    /// Binds the configured address, starts listening and starts the event-loop thread.
+    /// Binds the configured address, starts listening and starts the event-loop threads.
     ///
     /// When this returns, connections are accepted and ``port`` holds the bound port.
     /// - Throws: ``HTTPServerError`` with ``HTTPServerError/Code/alreadyStarted`` on a second call,
@@ -245,9 +269,9 @@ public final class HTTPServer: Sendable {
                 let listener = try Socket.makeListener(
                     host: configuration.host, port: configuration.port,
                     backlog: Int32(clamping: configuration.listenBacklog))
-                let loop = try EventLoop(listener: listener.fd, configuration: configuration, handler: handler)
-                loop.start()
-                state = .running(loop, port: listener.port)
+                let loops = try Self.makeLoops(listener: listener.fd, configuration: configuration, handler: handler)
+                for loop in loops { loop.start() }
+                state = .running(loops, port: listener.port)
                 return .success(())
             } catch {
                 return .failure(error)
@@ -265,21 +289,45 @@ public final class HTTPServer: Sendable {
     /// `Task.isCancelled`); `stop()` waits for them. Calling `stop()` on a server never started,
     /// or a second time, returns at once.
     public func stop() async {
-        let loop: EventLoop? = state.withLock { state in
+        let loops: [EventLoop] = state.withLock { state in
             switch state {
             case .idle:
-                state = .stopped(nil, port: nil)
-                return nil
-            case .running(let loop, let port):
-                state = .stopped(loop, port: port)
-                return loop
+                state = .stopped([], port: nil)
+                return []
+            case .running(let loops, let port):
+                state = .stopped(loops, port: port)
+                return loops
             case .stopped:
-                return nil
+                return []
             }
         }
-        guard let loop else { return }
-        let tasks = await loop.shutdown()
+        // Every loop stops at once; each then closes its own connections.
+        for loop in loops { loop.requestStop() }
+        var tasks: [Task<Void, Never>] = []
+        for loop in loops { tasks += await loop.shutdown() }
         for task in tasks { await task.value }
+    }
+
+    /// The loops of a server: the first owns `listener`. On failure every descriptor is closed.
+    private static func makeLoops(
+        listener: Int32, configuration: Configuration, handler: any ServerHandler
+    ) throws(HTTPServerError) -> [EventLoop] {
+        let count = configuration.eventLoops
+        let group = Locked(LoopGroupState(loopCount: count))
+        var loops: [EventLoop] = []
+        do throws(HTTPServerError) {
+            for index in 0..<count {
+                loops.append(
+                    try EventLoop(
+                        index: index, listener: index == 0 ? listener : -1, configuration: configuration,
+                        handler: handler, group: group))
+            }
+        } catch {
+            for loop in loops { loop.abandon() }
+            throw error
+        }
+        for loop in loops { loop.peers = loops }
+        return loops
     }
 
     private func validate(_ configuration: Configuration) throws(HTTPServerError) {
@@ -289,9 +337,16 @@ public final class HTTPServer: Sendable {
             ("maximumConnections", configuration.maximumConnections),
             ("maximumBufferedRequestBytes", configuration.maximumBufferedRequestBytes),
             ("listenBacklog", configuration.listenBacklog),
+            ("eventLoops", configuration.eventLoops),
         ]
         for (name, value) in limits where value < 1 {
             throw HTTPServerError(code: .invalidConfiguration, message: "\(name) must be at least 1, got \(value)")
+        }
+        if configuration.eventLoops > Configuration.maximumEventLoops {
+            throw HTTPServerError(
+                code: .invalidConfiguration,
+                message:
+                    "eventLoops must be at most \(Configuration.maximumEventLoops), got \(configuration.eventLoops)")
         }
         if configuration.maximumBodyBytes < 0 {
             throw HTTPServerError(code: .invalidConfiguration, message: "maximumBodyBytes must not be negative")

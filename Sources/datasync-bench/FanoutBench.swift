@@ -26,21 +26,36 @@ import Foundation
 /// reading N requests, which the fan-out read before the clock started, so the baseline is if
 /// anything a little slow.
 ///
-/// Sizes: `FANOUT_BENCH_SIZES` (comma-separated, default `1000,10000`).
+/// Sizes: `FANOUT_BENCH_SIZES` (comma-separated, default `1000,10000`). Event loops of the
+/// emulator's server: `FANOUT_BENCH_LOOPS` (comma-separated, for example `1,2`: one child each, in
+/// turn, rows labelled with the count; default the server's own choice, rows unlabelled).
 enum FanoutBench {
     static let roleVariable = "DATASYNC_BENCH_ROLE"
     static let serverRole = "fanout-server"
+    /// The child's event-loop count, when the parent asks for one.
+    static let loopsVariable = "DATASYNC_BENCH_EVENT_LOOPS"
 
     static func run() async throws -> [BenchRow] {
+        let environment = ProcessInfo.processInfo.environment
         let sizes =
-            ProcessInfo.processInfo.environment["FANOUT_BENCH_SIZES"]?.split(separator: ",").compactMap { Int($0) }
+            environment["FANOUT_BENCH_SIZES"]?.split(separator: ",").compactMap { Int($0) }
             ?? Bench.scale([1000, 10_000], smoke: [20])
         let largest = sizes.max() ?? 0
         guard raiseOwnDescriptorLimit(to: UInt64(largest + 256)) else {
             throw BenchFailure(message: "fanout: cannot open \(largest + 256) descriptors (ulimit -n)")
         }
+        let loopCounts: [Int?] =
+            environment["FANOUT_BENCH_LOOPS"]?.split(separator: ",").compactMap { Int($0) } ?? [nil]
+        var rows: [BenchRow] = []
+        for loops in loopCounts { rows += try await run(sizes: sizes, loops: loops) }
+        return rows
+    }
+
+    private static func run(sizes: [Int], loops: Int?) async throws -> [BenchRow] {
+        let label = loops.map { ", \($0) event loop\($0 == 1 ? "" : "s")" } ?? ""
         var environment = ProcessInfo.processInfo.environment
         environment[roleVariable] = serverRole
+        environment[loopsVariable] = loops.map(String.init)
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let child = try ChildProcess(executable: binary, arguments: [], environment: environment)
         defer { child.send(SIGKILL) }
@@ -57,16 +72,17 @@ enum FanoutBench {
             let goal = size >= 10_000 ? 50.0 : 5.0
             rows.append(
                 BenchRow(
-                    scenario: "fanout: publish→deliver p50, \(size) held on one channel (emulator in a child)",
+                    scenario: "fanout: publish→deliver p50, \(size) held on one channel (emulator in a child)\(label)",
                     unit: "ms", ours: figures.p50, baselineName: "goal (issue 34)", baseline: goal,
                     higherIsBetter: false))
             rows.append(
                 BenchRow(
-                    scenario: "fanout: publish→deliver p99, \(size) held", unit: "ms", ours: figures.p99,
+                    scenario: "fanout: publish→deliver p99, \(size) held\(label)", unit: "ms", ours: figures.p99,
                     higherIsBetter: false))
             rows.append(
                 BenchRow(
-                    scenario: "fanout: deliveries/s, \(size) held (best of \(rounds) rounds)", unit: "answers/s",
+                    scenario: "fanout: deliveries/s, \(size) held (best of \(rounds) rounds)\(label)",
+                    unit: "answers/s",
                     ours: figures.deliveries, baselineName: "GET /time/0 on the same \(size) keep-alive connections",
                     baseline: figures.getRate))
         }
@@ -143,7 +159,11 @@ enum FanoutBench {
         }
         let parent = getppid()
         do {
-            let emulator = try Emulator(configuration: EmulatorConfiguration())
+            var configuration = EmulatorConfiguration()
+            configuration.serverLimits.eventLoops = ProcessInfo.processInfo.environment[loopsVariable].flatMap {
+                Int($0)
+            }
+            let emulator = try Emulator(configuration: configuration)
             let url = try await emulator.start()
             say("port \(url.port ?? 0)")
             var last = -1

@@ -31,6 +31,10 @@ enum ServerBenchmarks {
         // (and freed) 1,000 requests, so the poll(2) run's memory is not reported.
         let ours = try await measure(backend: .automatic)
         let poll = try await measure(backend: .poll)
+        // One event loop against the default (two on a machine with two cores): one client's
+        // GETs ride one connection, on one loop either way, so this shows what the loops cost.
+        let oneLoop = try await measure(backend: .automatic, eventLoops: 1)
+        let loops = HTTPServer.Configuration().eventLoops
         var rows = [
             BenchRow(
                 scenario: "server: sequential small GETs, keep-alive", unit: "req/s", ours: ours.idle,
@@ -38,6 +42,12 @@ enum ServerBenchmarks {
             BenchRow(
                 scenario: "server: same, with 1,000 held requests open", unit: "req/s", ours: ours.busy,
                 baselineName: "same server on poll(2)", baseline: poll.busy),
+            BenchRow(
+                scenario: "server: sequential small GETs, keep-alive, \(loops) event loops (the default)",
+                unit: "req/s", ours: ours.idle, baselineName: "same server with 1 event loop", baseline: oneLoop.idle),
+            BenchRow(
+                scenario: "server: same, with 1,000 held requests open, \(loops) event loops", unit: "req/s",
+                ours: ours.busy, baselineName: "same server with 1 event loop", baseline: oneLoop.busy),
         ]
         if let bytes = ours.bytesPerHeld {
             rows.append(
@@ -48,9 +58,10 @@ enum ServerBenchmarks {
         return rows
     }
 
-    private static func measure(backend: EventBackend) async throws -> Figures {
+    private static func measure(backend: EventBackend, eventLoops: Int? = nil) async throws -> Figures {
         var configuration = HTTPServer.Configuration()
         configuration.eventBackend = backend
+        if let eventLoops { configuration.eventLoops = eventLoops }
         let server = HTTPServer(configuration: configuration, handler: SmallHandler())
         try await server.start()
         do {

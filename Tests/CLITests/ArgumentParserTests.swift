@@ -210,8 +210,8 @@ struct EmulatorOptionsTests {
             "--filter-fast-limit", "20", "--publish-key", "p", "--subscribe-key", "s", "--secret-key", "k",
             "--keyset", "p2:s2:k2", "--keyset", "p3:s3:k3", "--access-control", "--catch-up-buffer", "5",
             "--presence-announce-max", "0", "--presence-interval", "3", "--max-connections", "64",
-            "--max-buffered-request-bytes", "1048576", "--admin-secret", "s3cr3t", "--no-request-lines",
-            "--log-level", "warning",
+            "--max-buffered-request-bytes", "1048576", "--event-loops", "1", "--admin-secret", "s3cr3t",
+            "--no-request-lines", "--log-level", "warning",
         ])
         guard case .run(let options) = parsed else {
             Issue.record("expected options")
@@ -234,7 +234,8 @@ struct EmulatorOptionsTests {
         #expect(options.announceMax == 0)
         #expect(options.presenceInterval == 3)
         #expect(
-            options.serverLimits == EmulatorServerLimits(maximumConnections: 64, maximumBufferedRequestBytes: 1_048_576)
+            options.serverLimits
+                == EmulatorServerLimits(maximumConnections: 64, maximumBufferedRequestBytes: 1_048_576, eventLoops: 1)
         )
         #expect(options.adminSecret == "s3cr3t")
         #expect(options.quietRequests)
@@ -244,9 +245,10 @@ struct EmulatorOptionsTests {
         withoutFiles.seedFile = nil
         let configuration = try withoutFiles.configuration()
         #expect(configuration.serverLimits.maximumConnections == 64)
+        #expect(configuration.serverLimits.eventLoops == 1)
         #expect(configuration.admin.secret == "s3cr3t")
         #expect(configuration.logsRequests == false)
-        #expect(EmulatorOptions.optionNames.count == 22)
+        #expect(EmulatorOptions.optionNames.count == 23)
     }
 
     @Test("the configuration: main keyset protected by --secret-key, extras by --access-control")
@@ -286,6 +288,8 @@ struct EmulatorOptionsTests {
         #expect(error(["--port", "70000"])?.showsUsage == false)
         #expect(error(["--keyset", "a:b"])?.message == "--keyset takes PUBLISH:SUBSCRIBE:SECRET")
         #expect(error(["--filter-fast-limit", "0"])?.option == "--filter-fast-limit")
+        #expect(error(["--event-loops", "0"])?.message == "--event-loops takes 1 to 8")
+        #expect(error(["--event-loops", "9"])?.option == "--event-loops")
         #expect(error(["--presence-announce-max", "-1"])?.message == "--presence-announce-max takes a number")
         // As everywhere in the package: --help wins over a mistake beside it.
         #expect((try? EmulatorOptions.parse(["--bogus", "--help"])) == .help)

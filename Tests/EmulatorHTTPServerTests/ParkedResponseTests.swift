@@ -64,6 +64,8 @@ struct ParkedResponseTests {
         let handler = ParkingHandler()
         var configuration = HTTPServer.Configuration()
         configuration.eventBackend = backend
+        // One loop: with more, each serializes the shared answer once (`EventLoopsTests`).
+        configuration.eventLoops = 1
         try await withServer(configuration, handler: handler) { server, port in
             var clients: [RawClient] = []
             for _ in 0..<10 {

@@ -56,8 +56,8 @@ public struct EmulatorOptions: Sendable, Hashable {
     public var announceMax = PubSubConfiguration().presenceAnnounceMax
     /// `--presence-interval`: seconds between `interval` events.
     public var presenceInterval = PubSubConfiguration().presenceInterval
-    /// `--max-connections` and `--max-buffered-request-bytes`: the HTTP server's limits
-    /// (Documentation/Emulator.md, "Limits").
+    /// `--max-connections`, `--max-buffered-request-bytes` and `--event-loops`: the HTTP server's
+    /// limits (Documentation/Emulator.md, "Limits").
     public var serverLimits = EmulatorServerLimits()
     /// `--admin-secret`: the bearer secret the admin routes and the console require; `nil` lets
     /// the emulator decide (open on loopback without access control, a random secret otherwise).
@@ -113,6 +113,7 @@ public struct EmulatorOptions: Sendable, Hashable {
         .value("--presence-interval", "SECONDS", help: "seconds between presence interval events"),
         .value("--max-connections", "N", help: "the most connections the server holds at once"),
         .value("--max-buffered-request-bytes", "N", help: "the most request bytes buffered across connections"),
+        .value("--event-loops", "N", help: "the server's event-loop threads, 1 to 8 (default 2, or 1 on one core)"),
         .value("--admin-secret", "S", help: "the bearer secret the admin routes and the console require"),
         .flag("--no-request-lines", help: "print no line per answered request"),
         .value(
@@ -153,9 +154,9 @@ public struct EmulatorOptions: Sendable, Hashable {
             \(indent)[--publish-key K] [--subscribe-key K] [--secret-key K]
             \(indent)[--keyset PUB:SUB:SECRET]... [--access-control] [--catch-up-buffer N]
             \(indent)[--presence-announce-max N] [--presence-interval SECONDS]
-            \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--admin-secret S]
-            \(indent)[--no-request-lines] [--log-level LEVEL] [--allowed-host NAME]...
-            \(indent)[--config FILE]
+            \(indent)[--max-connections N] [--max-buffered-request-bytes N] [--event-loops N]
+            \(indent)[--admin-secret S] [--no-request-lines] [--log-level LEVEL]
+            \(indent)[--allowed-host NAME]... [--config FILE]
 
             Access control is off unless --secret-key is given (it then covers the main keyset) or
             --access-control is passed (every keyset; the default secret key is demo-secret).
@@ -251,6 +252,10 @@ public struct EmulatorOptions: Sendable, Hashable {
             "--max-buffered-request-bytes", atLeast: 1, "--max-buffered-request-bytes takes a positive number")
         {
             serverLimits.maximumBufferedRequestBytes = limit
+        }
+        if let loops = try number("--event-loops", atLeast: 1, "--event-loops takes 1 to 8") {
+            guard loops <= 8 else { throw invalid("--event-loops", "--event-loops takes 1 to 8") }
+            serverLimits.eventLoops = loops
         }
         if let secret = parsed.value("--admin-secret") {
             guard !secret.isEmpty else { throw invalid("--admin-secret", "--admin-secret takes a non-empty secret") }
