@@ -259,7 +259,7 @@ struct DataSyncDecodePathTests {
                 bodies.append(replaced)
             }
         }
-        var generator = SplitMix(seed: 34)
+        var generator = SeededRandomNumberGenerator(seed: 34)
         for _ in 0..<2_000 {
             var body = seed
             for _ in 0..<(1 + Int(generator.next() % 4)) {
@@ -278,18 +278,5 @@ struct DataSyncDecodePathTests {
             bodies.append(body)
         }
         return bodies
-    }
-
-    /// A small deterministic generator, so a failure reproduces.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
