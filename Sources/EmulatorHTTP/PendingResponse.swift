@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import PubNubBase
 
 /// What a handler gives back for a request: the response now, or a promise of one that some
 /// other part of the program completes later.
@@ -149,37 +143,9 @@ public final class PendingResponse: Sendable {
         var cancelled = false
     }
 
-    /// The state and its mutex in one allocation: a held long-poll keeps one of these for as
-    /// long as it waits, and `Locked` costs three (its box, an `NSLock` and the lock's mutex).
-    private let state = StateLock()
-
-    /// `@unchecked Sendable` is sound: the box's header (`State`) is only touched inside
-    /// `withLock`, which holds the mutex stored in the box's element area for the whole access;
-    /// the closures are synchronous, so the mutex is never held across an `await`. (The box is a
-    /// `ManagedBuffer`, which may not conform to `Sendable` itself.)
-    private struct StateLock: @unchecked Sendable {
-        private final class Box: ManagedBuffer<State, pthread_mutex_t> {
-            deinit {
-                _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
-            }
-        }
-
-        private let box: Box
-
-        init() {
-            // `create` called on the subclass allocates an instance of it.
-            box = unsafeDowncast(Box.create(minimumCapacity: 1) { _ in State() }, to: Box.self)
-            box.withUnsafeMutablePointerToElements { _ = pthread_mutex_init($0, nil) }
-        }
-
-        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-            box.withUnsafeMutablePointers { state, mutex in
-                pthread_mutex_lock(mutex)
-                defer { pthread_mutex_unlock(mutex) }
-                return body(&state.pointee)
-            }
-        }
-    }
+    /// One allocation for the state and its mutex (`Locked`): a held long-poll keeps one of these
+    /// for as long as it waits.
+    private let state = Locked(State())
 
     /// Creates a response that nothing has completed yet.
     public init() {}
