@@ -161,8 +161,10 @@ enum PublishBench {
             return rows
         }
         guard let curl = curlFigures else { return rows }
-        let pythonSequential = pythonPublishes(python: python, port: port, threads: 1)
-        let pythonConcurrent = pythonPublishes(python: python, port: port, threads: concurrency)
+        let pythonSequential = try Smoke.expectPython(
+            pythonPublishes(python: python, port: port, threads: 1), "sequential publish")
+        let pythonConcurrent = try Smoke.expectPython(
+            pythonPublishes(python: python, port: port, threads: concurrency), "concurrent publish")
         if pythonSequential == nil || pythonConcurrent == nil {
             print("python: not available (the pubnub 10.8.0 script failed at \(python))")
         }
