@@ -157,40 +157,6 @@ extension PubNubDataSync {
         _ = try await engine.send(try .remove(.entities, id: id, ifMatch: ifMatchesEtag), custom: requestConfig)
     }
 
-    /// Every entity matching the arguments, fetched page after page of `pageSize` as you iterate.
-    ///
-    /// Arguments are as for ``getEntities(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``;
-    /// nothing is sent until iteration starts.
-    ///
-    /// - Parameters:
-    ///   - className: The class to list; an empty name fails locally with
-    ///     `.missingRequiredParameter`.
-    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
-    ///     version.
-    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
-    ///     the service resolve the name.
-    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
-    ///     service returns 20 per page.
-    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
-    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
-    ///   - filter: An eventually consistent filter in the full language, over properties declared
-    ///     `full`; `nil` for none.
-    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
-    ///     order to the service.
-    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
-    ///     items and headers); the default changes nothing.
-    public func entities(
-        className: String, classVersion: Int? = nil, classLevel: PubNubDataSyncClassLevel? = nil,
-        pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
-        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) -> PubNubDataSyncObjectSequence<PubNubDataSyncEntity> {
-        PubNubDataSyncObjectSequence { cursor in
-            try await getEntities(
-                className: className, classVersion: classVersion, classLevel: classLevel, cursor: cursor,
-                limit: pageSize, filterFast: filterFast, filter: filter, sort: sort, custom: requestConfig)
-        }
-    }
-
     // MARK: completion
 
     /// Creates an entity; see the `async` form. `completion` runs in the configured context.

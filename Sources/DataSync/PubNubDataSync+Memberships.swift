@@ -157,38 +157,6 @@ extension PubNubDataSync {
         _ = try await engine.send(try .remove(.memberships, id: id, ifMatch: ifMatchesEtag), custom: requestConfig)
     }
 
-    /// Every membership matching the arguments, fetched page after page as you iterate.
-    ///
-    /// Arguments are as for
-    /// ``getMemberships(channelId:userId:classVersion:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``.
-    ///
-    /// - Parameters:
-    ///   - channelId: Only memberships in this channel; `nil` for any channel.
-    ///   - userId: Only memberships of this user; `nil` for any user.
-    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
-    ///     version.
-    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
-    ///     service returns 20 per page.
-    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
-    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
-    ///   - filter: An eventually consistent filter in the full language, over properties declared
-    ///     `full`; `nil` for none.
-    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
-    ///     order to the service.
-    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
-    ///     items and headers); the default changes nothing.
-    public func memberships(
-        channelId: String? = nil, userId: String? = nil, classVersion: Int? = nil, pageSize: Int? = nil,
-        filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
-        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) -> PubNubDataSyncObjectSequence<PubNubDataSyncMembership> {
-        PubNubDataSyncObjectSequence { cursor in
-            try await getMemberships(
-                channelId: channelId, userId: userId, classVersion: classVersion, cursor: cursor, limit: pageSize,
-                filterFast: filterFast, filter: filter, sort: sort, custom: requestConfig)
-        }
-    }
-
     // MARK: completion
 
     /// Creates a membership; see the `async` form. `completion` runs in the configured context.

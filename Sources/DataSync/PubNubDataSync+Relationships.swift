@@ -166,41 +166,6 @@ extension PubNubDataSync {
         _ = try await engine.send(try .remove(.relationships, id: id, ifMatch: ifMatchesEtag), custom: requestConfig)
     }
 
-    /// Every relationship matching the arguments, fetched page after page as you iterate.
-    ///
-    /// Arguments are as for
-    /// ``getRelationships(className:classVersion:entityAId:entityBId:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,_,String?,_,_,_)``.
-    ///
-    /// - Parameters:
-    ///   - className: The class to list; an empty name fails locally with
-    ///     `.missingRequiredParameter`.
-    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
-    ///     version.
-    ///   - entityAId: Only relationships whose A side is this entity; `nil` for any.
-    ///   - entityBId: Only relationships whose B side is this entity; `nil` for any.
-    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
-    ///     service returns 20 per page.
-    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
-    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
-    ///   - filter: An eventually consistent filter in the full language, over properties declared
-    ///     `full`; `nil` for none.
-    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
-    ///     order to the service.
-    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
-    ///     items and headers); the default changes nothing.
-    public func relationships(
-        className: String, classVersion: Int? = nil, entityAId: String? = nil, entityBId: String? = nil,
-        pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
-        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) -> PubNubDataSyncObjectSequence<PubNubDataSyncRelationship> {
-        PubNubDataSyncObjectSequence { cursor in
-            try await getRelationships(
-                className: className, classVersion: classVersion, entityAId: entityAId, entityBId: entityBId,
-                cursor: cursor, limit: pageSize, filterFast: filterFast, filter: filter, sort: sort,
-                custom: requestConfig)
-        }
-    }
-
     // MARK: completion
 
     /// Creates a relationship; see the `async` form. `completion` runs in the configured context.

@@ -154,40 +154,6 @@ extension PubNubDataSync {
         _ = try await engine.send(try .remove(.users, id: id, ifMatch: ifMatchesEtag), custom: requestConfig)
     }
 
-    /// Every user matching the arguments, fetched page after page of `pageSize` as you iterate.
-    ///
-    /// Arguments are as for ``getUsers(className:classVersion:classLevel:cursor:limit:filterFast:filter:sort:custom:)-(_,_,_,_,_,String?,_,_,_)``;
-    /// nothing is sent until iteration starts.
-    ///
-    /// - Parameters:
-    ///   - className: Only this class (`User` or a subclass); `nil` lists the whole `User`
-    ///     family, subclasses included.
-    ///   - classVersion: Only objects that follow this version of the class schema; `nil` for any
-    ///     version.
-    ///   - classLevel: Where the class is registered (`.global`, `.subKey`, `.account`); `nil` lets
-    ///     the service resolve the name.
-    ///   - pageSize: How many objects each request fetches, 1 to 100; `nil` sends none and the
-    ///     service returns 20 per page.
-    ///   - filterFast: A strongly consistent filter over properties declared `simple` or `full`,
-    ///     sent as `filter_fast`; `nil` for none. Pass at most one of the two filters.
-    ///   - filter: An eventually consistent filter in the full language, over properties declared
-    ///     `full`; `nil` for none.
-    ///   - sort: Sort keys, most significant first, sent as one `sort` parameter; empty leaves the
-    ///     order to the service.
-    ///   - requestConfig: Per-request overrides (transport, timeout, retry policy, deadline, extra query
-    ///     items and headers); the default changes nothing.
-    public func users(
-        className: String? = nil, classVersion: Int? = nil, classLevel: PubNubDataSyncClassLevel? = nil,
-        pageSize: Int? = nil, filterFast: String? = nil, filter: String? = nil, sort: [PubNub.DataSyncSortField] = [],
-        custom requestConfig: PubNub.RequestConfiguration = PubNub.RequestConfiguration()
-    ) -> PubNubDataSyncObjectSequence<PubNubDataSyncUser> {
-        PubNubDataSyncObjectSequence { cursor in
-            try await getUsers(
-                className: className, classVersion: classVersion, classLevel: classLevel, cursor: cursor,
-                limit: pageSize, filterFast: filterFast, filter: filter, sort: sort, custom: requestConfig)
-        }
-    }
-
     // MARK: completion
 
     /// Creates a user; see the `async` form. `completion` runs in the configured context.

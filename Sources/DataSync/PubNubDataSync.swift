@@ -17,6 +17,8 @@ import Transport
 /// List operations return one page and a `PubNubDataSyncPage`; the sequences
 /// (``users(className:classVersion:classLevel:pageSize:filterFast:filter:sort:custom:)-(_,_,_,_,String?,_,_,_)`` and
 /// friends) fetch page after page lazily.
+/// The list operations' sequence, typed-filter and `Filter`-builder forms come from
+/// ``DataSyncListing``, which this type conforms to.
 public struct PubNubDataSync: Sendable {
     package let engine: DataSyncEngine
 }

@@ -2,7 +2,8 @@ public import DataSyncModels
 public import FilterExpression
 public import PubNubCore
 
-// The list calls with typed filters and sort keys, beside the string forms.
+// The list calls with typed filters and sort keys, built on the string forms a `DataSyncListing`
+// declares, so `PubNubDataSync` and any other conformer (a test double) get them alike.
 //
 // - Generic over a `FilterClassVersion` (what `datasync-codegen` generates per class version):
 //   `filterFast:` takes a `TypedFilter<Class, FilterTier.Fast>` and `filter:` a
@@ -17,7 +18,7 @@ public import PubNubCore
 //
 // The completion-handler forms take strings: pass `filter.expression` and the sort keys'
 // `PubNub.DataSyncSortField(property:ascending:)`.
-extension PubNubDataSync {
+extension DataSyncListing {
     /// The class version a typed list call sends: the one asked for, else none when `Class` is the
     /// class's latest version (every version is listed), else `Class.classVersion`.
     static func listVersion<Class: FilterClassVersion>(_ classVersion: Int?, _ type: Class.Type) -> Int? {
