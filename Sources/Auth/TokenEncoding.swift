@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Turns the text form of a token into its CBOR bytes.
 ///
 /// Tokens travel as base64url without padding, but copies pasted from URLs, logs or other SDKs
@@ -41,15 +43,6 @@ package enum TokenEncoding {
         return Array(bytes[start..<end])
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
     private static func percentDecoded(_ input: [UInt8]) throws(AuthError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(input.count)
@@ -57,8 +50,8 @@ package enum TokenEncoding {
         while index < input.count {
             let byte = input[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < input.count, let high = hexValue(input[index + 1]),
-                    let low = hexValue(input[index + 2])
+                guard index + 2 < input.count, let high = HexDigit.value(input[index + 1]),
+                    let low = HexDigit.value(input[index + 2])
                 else {
                     throw AuthError(
                         code: .invalidEncoding, message: "'%' is not followed by two hex digits", offset: index)

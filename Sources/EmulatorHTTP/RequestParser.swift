@@ -1,3 +1,5 @@
+import JSONCore
+
 /// A request that cannot be accepted, with the status code the server answers before closing.
 package struct RequestFailure: Error, Equatable {
     package var status: Int
@@ -435,10 +437,10 @@ package struct RequestParser {
         var size = 0
         var digits = 0
         var index = line.startIndex
-        while index < line.endIndex, let value = Self.hexValue(line[index]) {
+        while index < line.endIndex, let value = HexDigit.value(line[index]) {
             digits += 1
             guard digits <= 15 else { throw RequestFailure(status: 413, message: "chunk size too large") }
-            size = size * 16 + value
+            size = size * 16 + Int(value)
             index += 1
         }
         guard digits > 0 else { throw .badRequest("malformed chunk size") }
@@ -450,15 +452,6 @@ package struct RequestParser {
             }
         }
         return size
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case 48...57: return Int(byte - 48)
-        case 65...70: return Int(byte - 55)
-        case 97...102: return Int(byte - 87)
-        default: return nil
-        }
     }
 }
 

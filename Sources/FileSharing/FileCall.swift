@@ -300,7 +300,9 @@ package enum FileCall {
             if byte == UInt8(ascii: "+") {
                 bytes.append(0x20)
             } else if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                    let low = iterator.next().flatMap(HexDigit.value)
+                else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -310,14 +312,5 @@ package enum FileCall {
         }
         let text = String(decoding: bytes, as: UTF8.self)
         return Array(text.utf8) == bytes ? text : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
     }
 }

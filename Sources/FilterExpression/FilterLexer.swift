@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The lexer proper, over the UTF-8 bytes of the source for the duration of one parse (or one
 /// ``FilterTokenizer/next()`` call).
 ///
@@ -496,13 +498,8 @@ struct FilterLexer {
             guard position < bytes.count else {
                 throw invalidEscape(from: escapeStart, reason: "expected 4 hex digits")
             }
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw invalidEscape(from: escapeStart, reason: "expected 4 hex digits")
+            guard let digit = HexDigit.value(bytes[position]) else {
+                throw invalidEscape(from: escapeStart, reason: "expected 4 hex digits")
             }
             value = value << 4 | UInt16(digit)
             position += 1

@@ -167,13 +167,7 @@ extension JSONParser {
         }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default:
+            guard let digit = HexDigit.value(bytes[index]) else {
                 throw error(.invalidEscape, "expected a hex digit in '\\u' escape, found \(describeCurrent())")
             }
             value = value << 4 | UInt32(digit)

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// Percent-decoding of request targets. The server hands the target over still encoded; path
 /// segments are split on `/` before decoding so an id holding `%2F` stays one segment.
@@ -12,7 +13,9 @@ package enum PercentDecoding {
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                    let low = iterator.next().flatMap(HexDigit.value)
+                else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -54,14 +57,5 @@ package enum PercentDecoding {
             }
         }
         return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
