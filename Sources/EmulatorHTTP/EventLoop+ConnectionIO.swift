@@ -119,8 +119,7 @@ extension EventLoop {
         }
         if let response = immediate {
             // No task, no inbox, no wake-up: written from here, as a delivery would be.
-            let output = ResponseSerializer.serialize(
-                response, method: head.method, keepAlive: head.keepAlive, announcesKeepAlive: head.minorVersion == 0)
+            let output = ResponseMemo.serialize(response, for: head)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             return
         }

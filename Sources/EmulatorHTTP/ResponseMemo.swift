@@ -12,11 +12,16 @@ struct ResponseMemo {
         if let last, Self.serializeAlike(last.response, response), Self.sameFraming(last.head, head) {
             return last.output
         }
-        let output = ResponseSerializer.serialize(
-            response, method: head.method, keepAlive: head.keepAlive, announcesKeepAlive: head.minorVersion == 0)
+        let output = Self.serialize(response, for: head)
         serializedCount += 1
         last = (response, head, output)
         return output
+    }
+
+    /// The bytes of `response` framed for the request `head` describes, with no memo.
+    static func serialize(_ response: ServerResponse, for head: RequestHead) -> ResponseSerializer.Output {
+        ResponseSerializer.serialize(
+            response, method: head.method, keepAlive: head.keepAlive, announcesKeepAlive: head.minorVersion == 0)
     }
 
     /// Whether `a` and `b` serialize to the same bytes: equal fields and the very same body
