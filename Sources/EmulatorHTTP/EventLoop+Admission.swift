@@ -1,6 +1,3 @@
-import Foundation
-import PubNubBase
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -44,22 +41,14 @@ extension EventLoop {
     /// at the limit, makes room for it or refuses it.
     func admit(_ fd: Int32, now: UInt64) {
         let maximum = configuration.maximumConnections
-        let counted = group.withLock { state -> Bool in
-            guard state.open < maximum else { return false }
-            state.open += 1
-            state.statistics.connectionsAccepted += 1
-            state.statistics.openConnections += 1
-            return true
-        }
-        guard counted else {
+        guard group.withLock({ $0.admitConnection(maximum: maximum) }) else {
             makeRoom(for: fd, hops: 0, now: now)
             return
         }
-        let target = nextTarget
-        nextTarget = nextTarget + 1 < peers.count ? nextTarget + 1 : 0
-        if target == index || target >= peers.count {
+        let target = group.takeTurn()
+        if target == index || target >= group.loops.count {
             adoptCounted(fd, now: now)
-        } else if !peers[target].post(Delivery(connectionID: 0, content: .adopt(fd))) {
+        } else if !group.post(Delivery(connectionID: 0, content: .adopt(fd)), to: target) {
             // That loop is stopping, and so is the server.
             uncount(fd)
         }
@@ -70,24 +59,11 @@ extension EventLoop {
     /// refused already, closes it at once.
     func refuse(_ fd: Int32, now: UInt64) {
         let maximumRefusals = self.maximumRefusals
-        let answered = group.withLock { state -> Bool in
-            state.statistics.connectionsRefused += 1
-            guard state.refusals < maximumRefusals else { return false }
-            state.refusals += 1
-            state.statistics.connectionsAccepted += 1
-            state.statistics.openConnections += 1
-            return true
-        }
-        guard answered else {
+        guard group.withLock({ $0.admitRefusal(maximum: maximumRefusals) }) else {
             close(fd)
             return
         }
-        let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
-        nextID += 1
-        connection.isRefusal = true
-        connections[connection.id] = connection
-        connection.registeredEvents = interest(of: connection)
-        poller.add(fd, token: connection.id, events: connection.registeredEvents)
+        let connection = register(fd, isRefusal: true, now: now)
         let failure = RequestFailure(
             status: 503,
             message: "too many connections (the server's limit is \(configuration.maximumConnections)); retry later",
@@ -96,41 +72,37 @@ extension EventLoop {
         refresh(connection)
     }
 
+    /// Makes `fd` one of this loop's connections, watched for the events its first phase calls for.
+    func register(_ fd: Int32, isRefusal: Bool, now: UInt64) -> Connection {
+        let connection = Connection(id: nextID, fd: fd, limits: limits, now: now)
+        nextID += 1
+        connection.isRefusal = isRefusal
+        connections[connection.id] = connection
+        connection.registeredEvents = interest(of: connection)
+        poller.add(fd, token: connection.id, events: connection.registeredEvents)
+        return connection
+    }
+
     /// Remembers that `connection` is idle from now, when it is.
     func noteIdle(_ connection: Connection) {
         guard connection.isIdle else { return }
-        idleQueue.append((connection.id, connection.phaseClock))
-        if publishedIdleHint == nil && peers.count > 1 { publishIdleHint(connection.phaseClock) }
-        // Stale entries pile up as connections get busy; rebuild once they dominate.
-        if idleQueue.count - idleHead > 2 * connections.count + 64 {
-            idleQueue = idleQueue[idleHead...].filter(isStillIdle)
-            idleHead = 0
-        }
+        let entry = IdleQueue.Entry(id: connection.id, since: connection.phaseClock)
+        publish(idle.noteIdle(entry, liveConnections: connections.count, isStillIdle: isStillIdle))
     }
 
     /// Closes this loop's connection idle for longest, if any is idle. Returns whether one was
     /// closed. With `keepingSlot` its place in the connection limit is not given back: the caller
     /// takes it for a new connection.
     func evictIdleConnection(keepingSlot: Bool) -> Bool {
-        defer {
-            if idleHead > 0 && (idleHead == idleQueue.count || idleHead > 1024 && idleHead * 2 > idleQueue.count) {
-                idleQueue.removeFirst(idleHead)
-                idleHead = 0
-            }
-            if peers.count > 1 { refreshIdleHint() }
+        defer { publish(idle.settle(isStillIdle: isStillIdle)) }
+        guard let entry = idle.popOldest(isStillIdle: isStillIdle), let candidate = connections[entry.id] else {
+            return false
         }
-        while idleHead < idleQueue.count {
-            let entry = idleQueue[idleHead]
-            idleHead += 1
-            guard let candidate = connections[entry.id], candidate.isIdle, candidate.phaseClock == entry.since
-            else { continue }
-            // Counted before the close, as `closeConnection` counts: a client that sees its
-            // connection end must also see why in the statistics.
-            group.withLock { $0.statistics.idleConnectionsEvicted += 1 }
-            closeConnection(candidate, keepingSlot: keepingSlot)
-            return true
-        }
-        return false
+        // Counted before the close, as `closeConnection` counts: a client that sees its
+        // connection end must also see why in the statistics.
+        group.withLock { $0.statistics.idleConnectionsEvicted += 1 }
+        closeConnection(candidate, keepingSlot: keepingSlot)
+        return true
     }
 
     /// Brings the total of buffered request bytes up to date with `connection`'s buffers.
@@ -139,11 +111,7 @@ extension EventLoop {
         guard current != connection.accountedBytes else { return }
         let change = current - connection.accountedBytes
         connection.accountedBytes = current
-        bufferedBytes = group.withLock { state in
-            state.bufferedBytes += change
-            state.statistics.bufferedRequestBytes = state.bufferedBytes
-            return state.bufferedBytes
-        }
+        bufferedBytes = group.withLock { $0.addBuffered(change) }
     }
 
     /// Refuses the request `connection` is receiving because the buffer budget is spent.

@@ -1,6 +1,3 @@
-import Foundation
-import PubNubBase
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -20,7 +17,7 @@ extension EventLoop {
             flush(connection, now: now)
             guard connections[connection.id] != nil else { return }
         }
-        let readable = revents & (Int16(POLLIN) | Int16(POLLHUP) | Self.readHangUp) != 0 || failed
+        let readable = revents & (Int16(POLLIN) | Int16(POLLHUP) | Poller.readHangUp) != 0 || failed
         guard readable else { return }
         switch connection.phase {
         case .reading, .lingering:
@@ -38,32 +35,10 @@ extension EventLoop {
     }
 
     func readAvailable(_ connection: Connection, now: UInt64) {
-        var endOfInput = false
-        var rounds = 0
-        while rounds < 4 {
-            rounds += 1
-            let count = scratch.withUnsafeMutableBytes { buffer in
-                recv(connection.fd, buffer.baseAddress, buffer.count, 0)
-            }
-            if count > 0 {
-                if connection.phase != .lingering {
-                    connection.input.append(contentsOf: scratch[0..<count])
-                }
-                if count < scratch.count { break }
-            } else if count == 0 {
-                endOfInput = true
-                break
-            } else {
-                let code = Socket.lastError
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                closeConnection(connection)
-                return
-            }
-        }
-        if endOfInput {
-            // A client that shuts down its side is gone: nothing more can arrive, and HTTP clients
-            // do not half-close while waiting for a response. Its handler task is cancelled.
+        guard connection.receive(using: &scratch) == .done else {
+            // Failed, or the client shut down its side: it is gone either way (nothing more can
+            // arrive, and HTTP clients do not half-close while waiting for a response). Its
+            // handler task is cancelled.
             closeConnection(connection)
             return
         }
@@ -144,8 +119,7 @@ extension EventLoop {
         }
         if let response = immediate {
             // No task, no inbox, no wake-up: written from here, as a delivery would be.
-            let output = ResponseSerializer.serialize(
-                response, method: head.method, keepAlive: head.keepAlive, announcesKeepAlive: head.minorVersion == 0)
+            let output = ResponseMemo.serialize(response, for: head)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             return
         }
@@ -183,35 +157,16 @@ extension EventLoop {
     }
 
     func flush(_ connection: Connection, now: UInt64) {
-        while connection.hasPendingOutput {
-            let written = connection.output.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return send(
-                    connection.fd, base + connection.outputIndex, buffer.count - connection.outputIndex,
-                    Socket.sendFlags)
-            }
-            if written > 0 {
-                connection.outputIndex += written
-                if connection.phase == .writing { connection.phaseClock = now }
-                continue
-            }
-            let code = Socket.lastError
-            if written < 0 && code == EINTR { continue }
-            if written < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return }
+        switch connection.sendPending(now: now) {
+        case .done: break
+        case .wouldBlock: return
+        case .endOfInput, .failed:
             closeConnection(connection)
             return
         }
-        connection.output = []
-        connection.outputIndex = 0
         guard connection.phase == .writing else { return }
-        let serialized = serializedCount - publishedSerialized
-        let interestChanges = interestChangeCount - publishedInterestChanges
-        (publishedSerialized, publishedInterestChanges) = (serializedCount, interestChangeCount)
-        group.withLock {
-            $0.statistics.responsesSent += 1
-            $0.statistics.deliveriesSerialized += serialized
-            $0.statistics.interestChanges += interestChanges
-        }
+        let serialized = memo.serializedCount
+        group.withLock { counters.publishResponse(serializedTotal: serialized, to: &$0.statistics) }
         if connection.closeAfterOutput {
             beginLingering(connection, now: now)
             return
@@ -240,16 +195,7 @@ extension EventLoop {
     /// Scans every connection (only when the earliest deadline is due), acts on those due, and
     /// recomputes the earliest deadline.
     func expireDeadlines(now: UInt64) {
-        var expired: [Connection] = []
-        earliestDeadline = nil
-        for connection in connections.values {
-            guard let deadline = deadline(of: connection) else { continue }
-            if deadline <= now {
-                expired.append(connection)
-            } else {
-                earliestDeadline = min(earliestDeadline ?? deadline, deadline)
-            }
-        }
+        let expired = deadlines.takeDue(from: connections.values, now: now)
         for connection in expired {
             if connection.phase == .reading, connection.requestStarted != nil {
                 // A slow client: say why before closing.
@@ -276,18 +222,10 @@ extension EventLoop {
         if pending != nil { unpark(connection) }
         // Counters first, then the close and the cancellation, so whoever sees the connection
         // end or the handler cancelled also sees the counts.
-        bufferedBytes = group.withLock { state in
-            if isRefusal {
-                state.refusals -= 1
-            } else if !keepingSlot {
-                state.open -= 1
-            }
-            state.bufferedBytes -= accounted
-            state.statistics.openConnections -= 1
-            state.statistics.bufferedRequestBytes = state.bufferedBytes
-            if task != nil { state.statistics.handlersCancelled += 1 }
-            if pending != nil { state.statistics.parkedResponsesCancelled += 1 }
-            return state.bufferedBytes
+        bufferedBytes = group.withLock {
+            $0.countClosed(
+                refusal: isRefusal, keepingSlot: keepingSlot, buffered: accounted, cancelling: task != nil,
+                cancellingParked: pending != nil)
         }
         poller.remove(connection.fd)
         close(connection.fd)

@@ -12,18 +12,18 @@ import PubNubBase
 /// One of the server's I/O engines: a thread waiting for readiness (epoll on Linux, `poll(2)`
 /// elsewhere, see ``Poller``) on a wake-up pipe and the connections it owns, all non-blocking; the
 /// first loop of a server also owns the listening socket and deals accepted connections out to
-/// the loops in turn (see `EventLoop+Group.swift`). A request the handler answers at once
-/// (``ServerHandler/respondImmediately(to:)``) is answered on the thread of the loop owning its
-/// connection; every other request runs as a task, whose response comes back to that loop through
-/// a locked inbox and a byte on the wake-up pipe.
+/// the loops in turn (through the server's ``LoopGroup``, see `EventLoop+Group.swift`). A request
+/// the handler answers at once (``ServerHandler/respondImmediately(to:)``) is answered on the
+/// thread of the loop owning its connection; every other request runs as a task, whose response
+/// comes back to that loop through a locked inbox and a byte on the wake-up pipe.
 ///
 /// `@unchecked Sendable` is safe: every stored property except `shared`, `group`, `handler` and
-/// the constants is touched only by the loop thread (inside `run()` and what it calls), apart from
-/// `peers`, set once before the thread starts. `handler` is `Sendable`, the constants are
-/// immutable, and `shared` and `group` are `Locked` values; the methods other threads call
-/// (`deliver`, `park`, `post`, `shutdown`) touch nothing else, apart from writing to the wake-up
-/// pipe, which they do only while holding `shared`'s lock and only while the loop has not finished
-/// (the loop marks itself finished under that lock before closing the pipe).
+/// the constants is touched only by the loop thread (inside `run()` and what it calls).
+/// `handler` and `group` are `Sendable`, the constants are immutable, and `shared` is a `Locked`
+/// value; the methods other threads call (`deliver`, `park`, `post`, `shutdown`) touch nothing
+/// else, apart from writing to the wake-up pipe, which they do only while holding `shared`'s lock
+/// and only while the loop has not finished (the loop marks itself finished under that lock
+/// before closing the pipe).
 final class EventLoop: @unchecked Sendable {
     struct Delivery {
         enum Content {
@@ -52,8 +52,6 @@ final class EventLoop: @unchecked Sendable {
         var leftoverTasks: [Task<Void, Never>] = []
     }
 
-    /// How long a closing connection may keep sending before it is closed anyway.
-    static let lingerNanoseconds: UInt64 = 2_000_000_000
     /// Bytes buffered from a connection whose request is with the handler before reading pauses.
     let handlingInputCap: Int
     /// The most request bytes buffered across all connections (`maximumBufferedRequestBytes`).
@@ -61,59 +59,36 @@ final class EventLoop: @unchecked Sendable {
     /// How many connections accepted over the limit may be answering `503` at once; beyond that
     /// a connection over the limit is closed without an answer.
     let maximumRefusals: Int
-    static let readHangUp = Poller.readHangUp
     static let wakeToken: UInt64 = 0
     static let listenerToken: UInt64 = 1
 
     let shared = Locked(Shared())
-    /// The state every loop of the server shares (limits, idle hints, counters).
-    let group: Locked<LoopGroupState>
-    /// This loop's place among `peers`.
+    /// The server's loops and the state they share (limits, idle hints, counters).
+    let group: LoopGroup
+    /// This loop's place among the group's loops.
     let index: Int
     let handler: any ServerHandler
     let configuration: HTTPServer.Configuration
     let limits: RequestParser.Limits
-    let idleNanoseconds: UInt64
-    let requestNanoseconds: UInt64
-    let sendNanoseconds: UInt64
-    let wakeRead: Int32
-    let wakeWrite: Int32
+    /// Connection timeouts, and the earliest deadline among this loop's connections.
+    var deadlines: ConnectionDeadlines
+    let wakePipe: WakePipe
 
     // Loop-thread state.
-    /// Every loop of the server, this one included, in order; set before the threads start and
-    /// emptied when the loop finishes (the loops refer to each other).
-    var peers: [EventLoop] = []
-    /// The loop the next accepted connection goes to (the listening loop only).
-    var nextTarget = 0
-    /// What this loop last told `group` about its longest-idle connection.
-    var publishedIdleHint: UInt64?
     var listener: Int32
     var connections: [UInt64: Connection] = [:]
     var liveTasks: [UInt64: Task<Void, Never>] = [:]
-    /// Connections whose answer is parked (a ``PendingResponse`` with no task behind it).
-    var parkedCount = 0
-    /// The last answer from a task or a parked request, as serialized: kept for the next
-    /// delivery, which in a fan-out is the same answer for another connection.
-    var lastSerialized: (response: ServerResponse, head: RequestHead, output: ResponseSerializer.Output)?
-    /// Delivered answers serialized, and changes of a connection's registered events; added to the
-    /// statistics with each response sent (tests count them), the `published` ones as of then.
-    var serializedCount = 0
-    var interestChangeCount = 0
-    var publishedSerialized = 0
-    var publishedInterestChanges = 0
-    /// `parkedCount` as last added to the statistics.
-    var publishedParked = 0
+    /// Serializes delivered answers, once for the equal answers of a fan-out.
+    var memo = ResponseMemo()
+    /// Parked answers and changes of registered events, added to the statistics in batches.
+    var counters = LoopCounters()
     var nextID: UInt64 = 16
     /// Request bytes buffered across all loops, as of this loop's last change to the total.
     var bufferedBytes = 0
-    /// Connections that became idle, oldest first, with the `phaseClock` they had then; an entry
-    /// is stale once its connection is gone, busy, or idle again since a later time.
-    var idleQueue: [(id: UInt64, since: UInt64)] = []
-    var idleHead = 0
+    /// Connections that became idle, oldest first, with the `phaseClock` they had then.
+    var idle: IdleQueue
     var acceptPausedUntil: UInt64 = 0
     var listenerRegistered = false
-    /// No connection deadline falls before this (it may be earlier than the true earliest, never later).
-    var earliestDeadline: UInt64?
     var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     let poller: Poller
     var ready: [Poller.Ready] = []
@@ -122,49 +97,37 @@ final class EventLoop: @unchecked Sendable {
     /// others. On failure the listener is closed.
     init(
         index: Int, listener: Int32, configuration: HTTPServer.Configuration, handler: any ServerHandler,
-        group: Locked<LoopGroupState>
+        group: LoopGroup
     ) throws(HTTPServerError) {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
-            let code = Socket.lastError
+        let wakeEnds: WakePipe
+        do {
+            wakeEnds = try WakePipe()
+        } catch {
             if listener >= 0 { close(listener) }
-            throw HTTPServerError(code: .systemCallFailed, message: "pipe(): \(Socket.describe(code))")
-        }
-        for end in pipeEnds {
-            Socket.setCloseOnExec(end)
-            _ = Socket.setNonBlocking(end)
+            throw error
         }
         do {
             self.poller = try Poller(backend: configuration.eventBackend)
         } catch {
-            for fd in pipeEnds + [listener] where fd >= 0 { close(fd) }
+            wakeEnds.closeBoth()
+            if listener >= 0 { close(listener) }
             throw error
         }
-        poller.add(pipeEnds[0], token: Self.wakeToken, events: Int16(POLLIN))
-        self.wakeRead = pipeEnds[0]
-        self.wakeWrite = pipeEnds[1]
+        poller.add(wakeEnds.readEnd, token: Self.wakeToken, events: Int16(POLLIN))
+        self.wakePipe = wakeEnds
         self.listener = listener
         self.index = index
         self.group = group
+        self.idle = IdleQueue(publishesHints: group.count > 1)
         self.configuration = configuration
         self.handler = handler
         self.limits = RequestParser.Limits(
             requestLine: configuration.maximumRequestLineBytes, headers: configuration.maximumHeaderBytes,
             body: configuration.maximumBodyBytes)
-        self.idleNanoseconds = Self.nanoseconds(configuration.idleTimeout)
-        self.requestNanoseconds = Self.nanoseconds(configuration.requestTimeout)
-        self.sendNanoseconds = Self.nanoseconds(configuration.sendTimeout)
+        self.deadlines = ConnectionDeadlines(configuration)
         self.handlingInputCap = configuration.maximumRequestLineBytes + configuration.maximumHeaderBytes
         self.bufferBudget = configuration.maximumBufferedRequestBytes
         self.maximumRefusals = DescriptorBudget.refusalSlots(configuration.maximumConnections)
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let whole = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        if whole.overflow { return UInt64.max / 2 }
-        return min(UInt64.max / 2, whole.partialValue + UInt64(attoseconds / 1_000_000_000))
     }
 
     // MARK: - Called from other threads
@@ -179,8 +142,7 @@ final class EventLoop: @unchecked Sendable {
     func abandon() {
         if listener >= 0 { close(listener) }
         listener = -1
-        close(wakeRead)
-        close(wakeWrite)
+        wakePipe.closeBoth()
     }
 
     /// Hands a handler's response to the loop. Dropped if the loop has finished.
@@ -240,8 +202,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Called with `shared`'s lock held, so the pipe is still open.
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wakePipe.signal()
     }
 
     // MARK: - The loop
@@ -249,7 +210,8 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         loop: while true {
             updateListenerRegistration(now: Socket.now())
-            guard poller.wait(timeout: pollTimeout(now: Socket.now()), into: &ready) else { break loop }
+            let timeout = deadlines.pollTimeout(now: Socket.now(), wakeAt: acceptPausedUntil)
+            guard poller.wait(timeout: timeout, into: &ready) else { break loop }
             let now = Socket.now()
             for event in ready {
                 switch event.token {
@@ -263,7 +225,7 @@ final class EventLoop: @unchecked Sendable {
                     refresh(connection)
                 }
             }
-            if let earliestDeadline, earliestDeadline <= now { expireDeadlines(now: now) }
+            if let earliest = deadlines.earliest, earliest <= now { expireDeadlines(now: now) }
         }
         finish()
     }
@@ -283,25 +245,10 @@ final class EventLoop: @unchecked Sendable {
         listenerRegistered = wanted
     }
 
-    /// The events a connection's phase calls for.
+    /// The events a connection's phase calls for, reading paused while it is handled once enough
+    /// is buffered (on it, or across all connections).
     func interest(of connection: Connection) -> Int16 {
-        switch connection.phase {
-        case .reading:
-            // The hang-up bit as while handling: a connection going back and forth between the
-            // two (every held long-poll, every answer) then needs no `epoll_ctl` for it.
-            return connection.hasPendingOutput
-                ? Int16(POLLIN | POLLOUT) | Self.readHangUp : Int16(POLLIN) | Self.readHangUp
-        case .handling:
-            // Keep watching for a hang-up; stop reading once enough pipelined bytes are buffered
-            // (on this connection, or across all of them).
-            let buffered = connection.input.count - connection.readIndex
-            return buffered < handlingInputCap && bufferedBytes < bufferBudget
-                ? Int16(POLLIN) | Self.readHangUp : Self.readHangUp
-        case .writing:
-            return Int16(POLLOUT)
-        case .lingering:
-            return Int16(POLLIN)
-        }
+        connection.interest(handlingInputCap: handlingInputCap, overBudget: bufferedBytes >= bufferBudget)
     }
 
     /// Brings a connection's registration and the earliest deadline up to date after it changed.
@@ -310,40 +257,16 @@ final class EventLoop: @unchecked Sendable {
         account(connection)
         let wanted = interest(of: connection)
         if wanted != connection.registeredEvents {
-            interestChangeCount += 1
+            counters.interestChanges += 1
             poller.modify(connection.fd, token: connection.id, events: wanted)
             connection.registeredEvents = wanted
         }
-        if let deadline = deadline(of: connection) { earliestDeadline = min(earliestDeadline ?? deadline, deadline) }
-    }
-
-    func deadline(of connection: Connection) -> UInt64? {
-        switch connection.phase {
-        case .reading:
-            if let started = connection.requestStarted { return started &+ requestNanoseconds }
-            return connection.phaseClock &+ idleNanoseconds
-        case .handling:
-            return nil
-        case .writing:
-            return connection.phaseClock &+ sendNanoseconds
-        case .lingering:
-            return connection.phaseClock &+ Self.lingerNanoseconds
-        }
-    }
-
-    func pollTimeout(now: UInt64) -> Int32 {
-        var earliest = earliestDeadline
-        if acceptPausedUntil > now { earliest = min(earliest ?? acceptPausedUntil, acceptPausedUntil) }
-        guard let earliest else { return -1 }
-        guard earliest > now else { return 0 }
-        let milliseconds = (earliest - now + 999_999) / 1_000_000
-        return Int32(min(milliseconds, 60_000))
+        deadlines.track(connection)
     }
 
     /// Returns true when the loop must stop.
     func drainWakePipeAndInbox(now: UInt64) -> Bool {
-        var sink = [UInt8](repeating: 0, count: 256)
-        while read(wakeRead, &sink, sink.count) > 0 {}
+        wakePipe.drain()
         let (deliveries, stop) = shared.withLock { shared -> ([Delivery], Bool) in
             let taken = shared.inbox
             shared.inbox.removeAll()
@@ -375,7 +298,7 @@ final class EventLoop: @unchecked Sendable {
                 }
                 connection.task = nil
                 connection.pending = pending
-                parkedCount += 1
+                counters.parked += 1
                 connection.releaseRequestState()
                 let kept = connection.retainedRequestBytes
                 group.withLock { $0.statistics.lastParkedRequestBytes = kept }
@@ -390,58 +313,26 @@ final class EventLoop: @unchecked Sendable {
             connection.task = nil
             if connection.pending != nil {
                 connection.pending = nil
-                parkedCount -= 1
+                counters.parked -= 1
             }
-            let output: ResponseSerializer.Output
             // A fan-out hands over N equal answers (one body, shared): serialized once for all.
-            if let reused = lastSerialized, Self.serializeAlike(reused.response, response),
-                Self.sameFraming(reused.head, head)
-            {
-                output = reused.output
-            } else {
-                output = ResponseSerializer.serialize(
-                    response, method: head.method, keepAlive: head.keepAlive,
-                    announcesKeepAlive: head.minorVersion == 0)
-                serializedCount += 1
-                lastSerialized = (response, head, output)
-            }
+            let output = memo.output(for: response, head: head)
             beginWriting(connection, bytes: output.bytes, closeAfter: output.closeAfter, now: now)
             refresh(connection)
         }
         return false
     }
 
-    /// Whether `a` and `b` serialize to the same bytes: equal fields and the very same body
-    /// storage (a fan-out's shared body), so the check costs no comparison of body bytes.
-    static func serializeAlike(_ a: ServerResponse, _ b: ServerResponse) -> Bool {
-        guard a.status == b.status, a.framing == b.framing, a.fault == b.fault, a.body.count == b.body.count,
-            a.headers.count == b.headers.count
-        else { return false }
-        let sameBody = a.body.withUnsafeBufferPointer { x in
-            b.body.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress }
-        }
-        guard sameBody else { return false }
-        for (x, y) in zip(a.headers, b.headers) where x.name != y.name || x.value != y.value { return false }
-        return true
-    }
-
-    /// Whether two requests' heads frame an answer alike (method, keep-alive, HTTP version).
-    static func sameFraming(_ a: RequestHead, _ b: RequestHead) -> Bool {
-        a.method == b.method && a.keepAlive == b.keepAlive && (a.minorVersion == 0) == (b.minorVersion == 0)
-    }
-
     /// Forgets `connection`'s pending answer (delivered, or the connection is closing).
     func unpark(_ connection: Connection) {
         connection.pending = nil
-        parkedCount -= 1
+        counters.parked -= 1
         publishParked()
     }
 
     /// Brings the statistics' count of parked answers up to date with this loop's.
     func publishParked() {
-        guard parkedCount != publishedParked else { return }
-        let change = parkedCount - publishedParked
-        publishedParked = parkedCount
+        guard let change = counters.takeParkedChange() else { return }
         group.withLock { $0.statistics.parkedResponses += change }
     }
 
@@ -452,7 +343,7 @@ final class EventLoop: @unchecked Sendable {
             listener = -1
         }
         for connection in Array(connections.values) { closeConnection(connection) }
-        poller.remove(wakeRead)
+        poller.remove(wakePipe.readEnd)
         let tasks = Array(liveTasks.values)
         liveTasks.removeAll()
         let (waiters, leftover) = shared.withLock { shared in
@@ -465,10 +356,9 @@ final class EventLoop: @unchecked Sendable {
             return (waiters, leftover)
         }
         discard(leftover)
-        close(wakeRead)
-        close(wakeWrite)
-        publishIdleHint(nil)
-        peers = []
+        wakePipe.closeBoth()
+        publish(idle.updateHint(nil))
+        group.loopFinished()
         for waiter in waiters { waiter.resume(returning: tasks) }
     }
 }

@@ -313,7 +313,7 @@ public final class HTTPServer: Sendable {
         listener: Int32, configuration: Configuration, handler: any ServerHandler
     ) throws(HTTPServerError) -> [EventLoop] {
         let count = configuration.eventLoops
-        let group = Locked(LoopGroupState(loopCount: count))
+        let group = LoopGroup(loopCount: count)
         var loops: [EventLoop] = []
         do throws(HTTPServerError) {
             for index in 0..<count {
@@ -326,7 +326,7 @@ public final class HTTPServer: Sendable {
             for loop in loops { loop.abandon() }
             throw error
         }
-        for loop in loops { loop.peers = loops }
+        group.attach(loops)
         return loops
     }
 
