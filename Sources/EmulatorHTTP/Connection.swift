@@ -31,8 +31,8 @@ final class Connection {
 
     /// The request being handled (for its method and keep-alive decision).
     var head: RequestHead?
-    /// The handler's task while `phase == .handling`.
-    var task: Task<Void, Never>?
+    /// The handler's task while `phase == .handling` (its slot lets go of it once it ends).
+    var task: HandlerTaskSlot?
     /// The handler's pending answer while `phase == .handling`, once its task has ended parked.
     var pending: PendingResponse?
 

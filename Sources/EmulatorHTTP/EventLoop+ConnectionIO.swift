@@ -126,6 +126,7 @@ extension EventLoop {
         let id = connection.id
         // On the server's own threads, so a busy cooperative pool cannot hold the answer back.
         group.withLock { $0.statistics.handlerTasksRunning += 1 }
+        let slot = HandlerTaskSlot()
         let task = detachedHandlerTask { [self] in
             let reply = await handler.reply(to: request)
             handlerTaskEnded()
@@ -133,9 +134,11 @@ extension EventLoop {
             case .response(let response): deliver(response, to: id)
             case .pending(let pending): park(pending, for: id)
             }
+            slot.finished()
         }
-        connection.task = task
-        liveTasks[id] = task
+        slot.started(task)
+        connection.task = slot
+        liveTasks[id] = slot
     }
 
     func reject(_ connection: Connection, failure: RequestFailure, now: UInt64) {

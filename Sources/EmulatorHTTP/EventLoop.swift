@@ -77,7 +77,9 @@ final class EventLoop: @unchecked Sendable {
     // Loop-thread state.
     var listener: Int32
     var connections: [UInt64: Connection] = [:]
-    var liveTasks: [UInt64: Task<Void, Never>] = [:]
+    /// The handler tasks started and not yet delivered, by connection (a slot lets go of its task
+    /// when the task ends).
+    var liveTasks: [UInt64: HandlerTaskSlot] = [:]
     /// Serializes delivered answers, once for the equal answers of a fan-out.
     var memo = ResponseMemo()
     /// Parked answers and changes of registered events, added to the statistics in batches.
@@ -344,7 +346,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for connection in Array(connections.values) { closeConnection(connection) }
         poller.remove(wakePipe.readEnd)
-        let tasks = Array(liveTasks.values)
+        let tasks = liveTasks.values.compactMap(\.running)
         liveTasks.removeAll()
         let (waiters, leftover) = shared.withLock { shared in
             shared.finished = true
