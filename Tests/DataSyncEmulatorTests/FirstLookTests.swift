@@ -28,16 +28,18 @@ private struct FirstLookRig {
 
     var bus: PubSubBus { emulator.bus }
 
+    func get(_ target: String) async -> ServerResponse {
+        await emulator.respond(to: ServerRequest(method: "GET", target: target))
+    }
+
+    /// A handshake's cursor for `channel`.
     func cursor(_ channel: String) async throws -> UInt64 {
-        let reply = await emulator.respond(
-            to: ServerRequest(method: "GET", target: "/v2/subscribe/demo/\(channel)/0?tt=0"))
-        return try #require(try JSONValue(parsing: reply.body)["t"]?["t"]?.stringValue.flatMap(UInt64.init))
+        let body = await get("/v2/subscribe/demo/\(channel)/0?tt=0").body
+        return try #require(try JSONValue(parsing: body)["t"]?["t"]?.stringValue.flatMap(UInt64.init))
     }
 
     func publish(_ channel: String, _ text: String) async {
-        let reply = await emulator.respond(
-            to: ServerRequest(method: "GET", target: "/publish/demo/demo/0/\(channel)/0/%22\(text)%22?uuid=p"))
-        #expect(reply.status == 200)
+        #expect(await get("/publish/demo/demo/0/\(channel)/0/%22\(text)%22?uuid=p").status == 200)
     }
 
     /// The router's reply to a receive: pending, its look still queued.
