@@ -4,8 +4,9 @@ import PubNubBase
 /// A subscribe receive held with no task: what it needs to answer (keyset, subscription, filter,
 /// cursor, deadline) and the ``PendingResponse`` its answer goes to.
 ///
-/// It looks at the log once in the request's task (``settle()``); with nothing to send it parks
-/// in the bus's ``WaiterRegistry`` and the task ends. A publish it matches completes it at once,
+/// The request's task queues its first look (``PubSubBus/lookSoon(_:)``) and ends at once; the
+/// look, in a turn on the bus (``look(on:)``), answers or parks it in the bus's
+/// ``WaiterRegistry``. A publish it matches completes it at once,
 /// on the publishing thread, with the events the bus found for it and the body encoded once for
 /// every subscriber answered alike (``AnswerCache``). A wake with no events (its deadline, a
 /// changed channel group) runs a short task that looks again: answers, or parks again. When the
@@ -37,10 +38,10 @@ final class ParkedSubscribe: HeldLongPoll {
 
     deinit { bus.parkedAlive.withLock { $0 -= 1 } }
 
-    /// The answer to give the server once ``settle()`` parked: from now on a cancellation (the
-    /// client went away) takes the long-poll out of the registry. Installed only when parked, so
-    /// a receive answered at once leaves no hook (the hook holds `self` strongly until the
-    /// pending answer is delivered or cancelled).
+    /// The answer to give the server, before the first look: from now on a cancellation (the
+    /// client went away) takes the long-poll out of the registry if it is parked, and a look still
+    /// to come parks nothing. The hook holds `self` strongly until the pending answer is delivered
+    /// or cancelled, both of which drop it.
     func parkedReply() -> ServerReply {
         pending.onCancel { [self] in cancel() }
         return .pending(pending)
@@ -49,12 +50,18 @@ final class ParkedSubscribe: HeldLongPoll {
     /// Looks at the log until there is an answer or the long-poll is parked: returns the answer
     /// (events, or an empty one past the deadline), or nil once parked (or cancelled).
     func settle() async -> ServerResponse? {
+        await look(on: bus)
+    }
+
+    /// ``settle()`` in one turn on `bus`: no event can be logged between the look and the
+    /// parking, which the registry's head check guards as well.
+    func look(on bus: isolated PubSubBus) -> ServerResponse? {
         while true {
-            let (events, head, matcher) = await bus.collect(
+            let (events, head, matcher) = bus.collect(
                 subscribeKey: subscribeKey, after: cursor, subscription: subscription, filter: filter)
             if let last = events.last { return Self.cursorReply(last.0.timetoken, events: events, bus: bus) }
             if bus.clock.now >= deadline {
-                let next = await bus.emptyCursor(subscribeKey: subscribeKey, after: cursor)
+                let next = bus.emptyCursor(subscribeKey: subscribeKey, after: cursor)
                 return Self.cursorReply(next, events: [], bus: bus)
             }
             if pending.isSettled { return nil }

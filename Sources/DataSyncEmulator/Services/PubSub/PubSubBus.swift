@@ -73,6 +73,8 @@ actor PubSubBus {
     nonisolated let waiters = WaiterRegistry()
     /// The last subscribe answer encoded, shared by every long-poll a publish answers alike.
     nonisolated let answers = AnswerCache()
+    /// Subscribe receives queued for their first look at the log.
+    nonisolated let firstLooks = FirstLooks()
     /// How many ``ParkedSubscribe`` objects exist (tests check that none outlives its answer).
     nonisolated let parkedAlive = Locked(0)
     /// subscribe key → publish key.

@@ -184,23 +184,28 @@ struct PubSubService: EmulatorService {
             }
             state = parsed
         }
-        if let uuid = query["uuid"], !uuid.isEmpty,
-            let refusal = await bus.touch(
-                subscribeKey: subscribeKey, uuid: uuid, channels: subscription.presenceTargets,
-                groups: subscription.presenceGroups, timeout: PubSubBus.heartbeat(query["heartbeat"]), state: state)
-        {
-            return .response(PubSubWire.serviceError(400, refusal.message, service: "Presence"))
-        }
+        let uuid = query["uuid"].flatMap { $0.isEmpty ? nil : $0 }
+        let timeout = PubSubBus.heartbeat(query["heartbeat"])
         let cursor = query["tt"].flatMap(UInt64.init) ?? 0
-        if cursor == 0 {
+        guard cursor != 0 else {
+            if let uuid,
+                let refusal = await bus.touch(
+                    subscribeKey: subscribeKey, uuid: uuid, channels: subscription.presenceTargets,
+                    groups: subscription.presenceGroups, timeout: timeout, state: state)
+            {
+                return .response(PubSubWire.serviceError(400, refusal.message, service: "Presence"))
+            }
             let next = await bus.emptyCursor(subscribeKey: subscribeKey, after: 0)
             return .response(ParkedSubscribe.cursorReply(next, events: [], bus: bus))
         }
+        // No await from here on: the presence, the look and the parking happen in a turn on the
+        // bus shared with every receive queued meanwhile, and this task ends now.
         let held = ParkedSubscribe(
             bus: bus, subscribeKey: subscribeKey, subscription: subscription, filter: filter, cursor: cursor,
             deadline: bus.clock.now.advanced(by: bus.configuration.longPollTimeout))
-        if let response = await held.settle() { return .response(response) }
-        return held.parkedReply()
+        let reply = held.parkedReply()
+        bus.lookSoon(FirstLooks.Look(held: held, uuid: uuid, timeout: timeout, state: state))
+        return reply
     }
 
     // MARK: Channel groups
