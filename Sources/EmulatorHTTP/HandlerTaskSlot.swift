@@ -12,7 +12,7 @@ import PubNubBase
 /// One allocation (the state and its lock together). The loop calls ``started(_:)`` right after
 /// creating the task, on its own thread; ``cancel()`` and ``running`` are also the loop's; the
 /// task calls ``finished()``.
-struct HandlerTaskSlot: Sendable {
+package struct HandlerTaskSlot: Sendable {
     private enum State {
         /// Created, the handle not stored yet.
         case starting
@@ -23,20 +23,22 @@ struct HandlerTaskSlot: Sendable {
 
     private let state = Locked(State.starting)
 
+    package init() {}
+
     /// Stores the handle of the task just created, unless that task already finished.
-    func started(_ task: Task<Void, Never>) {
+    package func started(_ task: Task<Void, Never>) {
         state.withLock { state in
             if case .starting = state { state = .running(task) }
         }
     }
 
     /// The task's last step: drops the handle, so nothing keeps the finished task alive.
-    func finished() {
+    package func finished() {
         state.withLock { $0 = .finished }
     }
 
     /// The task, while it runs.
-    var running: Task<Void, Never>? {
+    package var running: Task<Void, Never>? {
         state.withLock { state in
             if case .running(let task) = state { return task }
             return nil
@@ -44,7 +46,7 @@ struct HandlerTaskSlot: Sendable {
     }
 
     /// Cancels the task if it is still running.
-    func cancel() {
+    package func cancel() {
         running?.cancel()
     }
 }
