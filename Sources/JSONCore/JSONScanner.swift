@@ -9,8 +9,8 @@ package struct OffTheFastPath: Error {
 /// itself to ``JSONValueReader``, which also checks every byte it passes over.
 ///
 /// It accepts only what is certainly well-formed and throws ``OffTheFastPath`` otherwise, so the
-/// reader built on it can hand the document to the tree decoder. The subscribe-answer reader and
-/// the DataSync answer reader both walk their answers with it.
+/// reader built on it can hand the document to the tree decoder. The DataSync answer reader walks
+/// its answers with it.
 ///
 /// The buffer must stay valid while the scanner is used.
 package struct JSONScanner {

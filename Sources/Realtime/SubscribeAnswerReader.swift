@@ -1,5 +1,9 @@
 import JSONCore
 
+/// The byte reader met something other than a well-formed answer; the tree decoder decides what
+/// the body is.
+struct OffTheFastPath: Error {}
+
 /// The member names the answer uses, told apart from their bytes.
 private enum AnswerKey {
     case a, b, c, d, e, f, i, k, m, o, p, r, s, t, u, cmt, other
@@ -107,53 +111,58 @@ private struct SeenStrings {
 /// ignored, and each field is read with the same accessor (`stringValue`, `intValue`,
 /// ``SubscribeResponseDecoder/timetoken(_:)``) whenever the fast form does not apply.
 struct AnswerReader {
-    private var scanner: JSONScanner
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var values: JSONValueReader
     /// Plain strings already read for envelope fields, to reuse when the same bytes come back.
     private var seen = SeenStrings()
 
     init(_ bytes: UnsafeRawBufferPointer) {
-        scanner = JSONScanner(bytes)
+        self.bytes = bytes
+        values = JSONValueReader(bytes)
     }
 
     private typealias Problem = SubscribeResponseDecoder.Problem
     private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
 
     mutating func answer() throws(OffTheFastPath) -> SubscribeResponse {
-        scanner.skipSpace()
-        try scanner.consume(UInt8(ascii: "{"))
+        skipSpace()
+        try consume(UInt8(ascii: "{"))
         var cursor: SubscribeCursor?
         var envelopes: [SubscribeEnvelope] = []
         var problems: [String] = []
-        if try scanner.objectHasMembers() {
+        if try objectHasMembers() {
             repeat {
                 switch try key() {
                 case .t: cursor = try self.cursor(depth: 1)
                 case .m: (envelopes, problems) = try messages()
                 default: try skipValue(depth: 1)
                 }
-            } while try scanner.nextMember()
+            } while try nextMember()
         }
-        guard scanner.atEndAfterSpace(), let cursor else { throw OffTheFastPath() }
+        skipSpace()
+        guard index == bytes.count, let cursor else { throw OffTheFastPath() }
         return SubscribeResponse(cursor: cursor, envelopes: envelopes, problems: problems)
     }
 
     /// `m`: an array whose objects become envelopes and whose other items become problems.
     private mutating func messages() throws(OffTheFastPath) -> ([SubscribeEnvelope], [String]) {
-        try scanner.consume(UInt8(ascii: "["))
+        try consume(UInt8(ascii: "["))
         var envelopes: [SubscribeEnvelope] = []
         // Room for one envelope per 128 bytes of the answer, as a first guess that saves the
         // array's regrowth (and the moves of every envelope it makes) for typical payloads.
-        envelopes.reserveCapacity(Swift.min(1_024, scanner.bytes.count / 128))
+        envelopes.reserveCapacity(Swift.min(1_024, bytes.count / 128))
         var problems: [String] = []
-        scanner.skipSpace()
-        if scanner.peek() == UInt8(ascii: "]") {
-            scanner.index += 1
+        skipSpace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
             return (envelopes, problems)
         }
         var position = 0
         repeat {
-            scanner.skipSpace()
-            if scanner.peek() == UInt8(ascii: "{") {
+            skipSpace()
+            if peek() == UInt8(ascii: "{") {
                 if let problem = try envelope(into: &envelopes) {
                     problems.append("m[\(position)]: \(problem.text)")
                 }
@@ -162,14 +171,14 @@ struct AnswerReader {
                 problems.append("m[\(position)]: not an object")
             }
             position += 1
-        } while try scanner.nextElement()
+        } while try nextElement()
         return (envelopes, problems)
     }
 
     /// One object of `m` (three containers deep: the answer, `m`, the envelope), appended to
     /// `envelopes` in place (a `Result` in between cost a copy of every envelope), or its problem.
     private mutating func envelope(into envelopes: inout [SubscribeEnvelope]) throws(OffTheFastPath) -> Problem? {
-        try scanner.consume(UInt8(ascii: "{"))
+        try consume(UInt8(ascii: "{"))
         // Fields are read into locals and the envelope is made once at the end, from their last
         // uses (a `var` envelope filled in place was copied field by field).
         var channel: String?
@@ -185,7 +194,7 @@ struct AnswerReader {
         var sequence: Int?
         var origination: SubscribeCursor?
         var customMessageType: String?
-        if try scanner.objectHasMembers() {
+        if try objectHasMembers() {
             repeat {
                 switch try key() {
                 case .c: channel = try string(depth: 3)
@@ -205,7 +214,7 @@ struct AnswerReader {
                 case .cmt: customMessageType = try string(depth: 3)
                 case .m, .r, .t, .other: try skipValue(depth: 3)
                 }
-            } while try scanner.nextMember()
+            } while try nextMember()
         }
         guard let channel = consume channel else { return Problem(text: "no \"c\" channel") }
         guard let published else { return Problem(text: "no readable \"p\" timetoken") }
@@ -229,21 +238,21 @@ struct AnswerReader {
     /// `{"t": <timetoken>, "r": <region>}`, or nil (the value consumed) when it is not one.
     /// `depth` counts the containers around the cursor object.
     private mutating func cursor(depth: Int) throws(OffTheFastPath) -> SubscribeCursor? {
-        guard scanner.peek() == UInt8(ascii: "{") else {
+        guard peek() == UInt8(ascii: "{") else {
             try skipValue(depth: depth)
             return nil
         }
-        scanner.index += 1
+        index += 1
         var timetoken: Timetoken?
         var region: Int? = 0
-        if try scanner.objectHasMembers() {
+        if try objectHasMembers() {
             repeat {
                 switch try key() {
                 case .t: timetoken = try self.timetoken(depth: depth + 1)
                 case .r: region = try SubscribeResponseDecoder.region(value(depth: depth + 1))
                 default: try skipValue(depth: depth + 1)
                 }
-            } while try scanner.nextMember()
+            } while try nextMember()
         }
         guard let timetoken, let region else { return nil }
         return SubscribeCursor(timetoken: timetoken, region: region)
@@ -251,9 +260,8 @@ struct AnswerReader {
 
     /// A timetoken; a string of digits is read in place, anything else as a value.
     private mutating func timetoken(depth: Int) throws(OffTheFastPath) -> Timetoken? {
-        let bytes = scanner.bytes
-        if scanner.peek() == Self.quote {
-            var position = scanner.index + 1
+        if peek() == Self.quote {
+            var position = index + 1
             var number: UInt64 = 0
             var overflowed = false
             // Eight digits at a time while eight bytes are all digits (two words cover the 17
@@ -267,7 +275,7 @@ struct AnswerReader {
                 words += 1
             }
             // Nineteen digits always fit UInt64, so those need no overflow checks.
-            let unchecked = Swift.min(bytes.count, scanner.index + 1 + 19)
+            let unchecked = Swift.min(bytes.count, index + 1 + 19)
             while position < unchecked {
                 let digit = bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
@@ -283,8 +291,8 @@ struct AnswerReader {
                 number = added
                 position += 1
             }
-            if position > scanner.index + 1, position < bytes.count, bytes[position] == Self.quote {
-                scanner.index = position + 1
+            if position > index + 1, position < bytes.count, bytes[position] == Self.quote {
+                index = position + 1
                 // Timetoken(String) is nil past UInt64.max: the same reading as the tree decoder's.
                 return overflowed ? nil : number
             }
@@ -313,18 +321,26 @@ struct AnswerReader {
     /// A member that should be a string: a plain ASCII string is sliced (or, when the same bytes
     /// were read for an envelope field before, that string is reused), anything else parsed.
     private mutating func string(depth: Int) throws(OffTheFastPath) -> String? {
-        // Escapes, control characters and non-ASCII (which needs validating) go to JSONCore.
-        if scanner.peek() == Self.quote, let end = scanner.plainStringEnd(from: scanner.index + 1) {
-            let start = scanner.index + 1
-            scanner.index = end + 1
-            let count = end - start
-            guard count > 0 else { return "" }
-            let bytes = scanner.bytes
-            let slot = SeenStrings.slot(bytes, start: start, count: count)
-            if let value = seen.string(bytes, start: start, count: count, slot: slot) { return value }
-            let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-            seen.remember(value, start: start, count: count, slot: slot)
-            return value
+        if peek() == Self.quote {
+            let start = index + 1
+            var position = start
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == Self.quote {
+                    index = position + 1
+                    let count = position - start
+                    guard count > 0 else { return "" }
+                    let slot = SeenStrings.slot(bytes, start: start, count: count)
+                    if let value = seen.string(bytes, start: start, count: count, slot: slot) { return value }
+                    let value = String(
+                        decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    seen.remember(value, start: start, count: count, slot: slot)
+                    return value
+                }
+                // Escapes, control characters and non-ASCII (which needs validating) go to JSONCore.
+                guard byte >= 0x20, byte < 0x80, byte != Self.backslash else { break }
+                position += 1
+            }
         }
         return try value(depth: depth).stringValue
     }
@@ -334,7 +350,13 @@ struct AnswerReader {
     /// whole-document parse.
     private mutating func value(depth: Int) throws(OffTheFastPath) -> JSONValue {
         if let number = integer() { return .int(number) }
-        return try scanner.value(depth: depth)
+        do {
+            let (value, end) = try values.value(at: index, depth: depth)
+            index = end
+            return value
+        } catch {
+            throw OffTheFastPath()
+        }
     }
 
     private mutating func skipValue(depth: Int) throws(OffTheFastPath) {
@@ -344,8 +366,7 @@ struct AnswerReader {
     /// An integer literal of at most 18 digits (so it fits `Int64`) with no fraction or exponent,
     /// consumed; nil, with nothing consumed, for any other text.
     private mutating func integer() -> Int64? {
-        let bytes = scanner.bytes
-        var position = scanner.index
+        var position = index
         let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         let first = position
@@ -366,16 +387,14 @@ struct AnswerReader {
             default: break
             }
         }
-        scanner.index = position
+        index = position
         return negative ? -number : number
     }
 
     /// A member name and its `:`, classified; names with escapes or non-ASCII bytes are decoded by
     /// JSONCore first, so `"\u0063"` is `c`.
     private mutating func key() throws(OffTheFastPath) -> AnswerKey {
-        scanner.skipSpace()
-        let bytes = scanner.bytes
-        let index = scanner.index
+        skipSpace()
         // The common case: a one-letter name this reader knows (so a plain letter, not an
         // escape), its closing quote, and the `:` straight after.
         if index + 3 < bytes.count, bytes[index] == Self.quote, bytes[index + 2] == Self.quote,
@@ -383,23 +402,83 @@ struct AnswerReader {
         {
             let key = AnswerKey.single(bytes[index + 1])
             if key != .other {
-                scanner.index += 4
-                scanner.skipSpace()
+                index += 4
+                skipSpace()
                 return key
             }
         }
-        guard scanner.peek() == Self.quote else { throw OffTheFastPath() }
-        let key: AnswerKey
-        if let end = scanner.plainStringEnd(from: index + 1) {
-            key = AnswerKey(bytes, from: index + 1, to: end)
-            scanner.index = end + 1
-        } else {
+        guard peek() == Self.quote else { throw OffTheFastPath() }
+        let start = index + 1
+        var position = start
+        var key: AnswerKey?
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == Self.quote {
+                key = AnswerKey(bytes, from: start, to: position)
+                index = position + 1
+                break
+            }
+            guard byte >= 0x20, byte < 0x80, byte != Self.backslash else { break }
+            position += 1
+        }
+        if key == nil {
             guard case .string(let name) = try value(depth: 0) else { throw OffTheFastPath() }
             key = AnswerKey(name.utf8)
         }
-        scanner.skipSpace()
-        try scanner.consume(UInt8(ascii: ":"))
-        scanner.skipSpace()
-        return key
+        skipSpace()
+        try consume(UInt8(ascii: ":"))
+        skipSpace()
+        return key ?? .other
+    }
+
+    /// After an object's `{`: false (the `}` consumed) when it is empty.
+    private mutating func objectHasMembers() throws(OffTheFastPath) -> Bool {
+        skipSpace()
+        guard peek() == UInt8(ascii: "}") else { return true }
+        index += 1
+        return false
+    }
+
+    /// After a member's value: true past a `,`, false past the closing `}`.
+    private mutating func nextMember() throws(OffTheFastPath) -> Bool {
+        try next(closing: UInt8(ascii: "}"))
+    }
+
+    /// After an array item: true past a `,`, false past the closing `]`.
+    private mutating func nextElement() throws(OffTheFastPath) -> Bool {
+        try next(closing: UInt8(ascii: "]"))
+    }
+
+    private mutating func next(closing: UInt8) throws(OffTheFastPath) -> Bool {
+        skipSpace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            return true
+        case closing:
+            index += 1
+            return false
+        default:
+            throw OffTheFastPath()
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) throws(OffTheFastPath) {
+        guard peek() == byte else { throw OffTheFastPath() }
+        index += 1
+    }
+
+    /// The byte at the reading position, nil at the end.
+    private func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 }
